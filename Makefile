@@ -1,0 +1,59 @@
+# The documented entry points. The two that matter on a fresh machine:
+#   make demo   - the main job on the embedded default: real stores + the four services + Prometheus
+#                 with the chart's recording rules + a k6 run + a per-minute report, all on this machine
+#   make test   - every test suite (what .ci/run and CI call)
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export NEWSFEED_RUN ?= $(CURDIR)/.run
+
+.PHONY: help tools build demo test load report stack-up stack-down services-up services-down \
+        prometheus-up prometheus-down control-plane-up control-plane-down clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
+
+tools: ## install the pinned tools into ~/.cache/newsfeed (seconds when warm)
+	bash ci/tools.sh all
+
+build: ## build the four service jars
+	mvn -q -f services/pom.xml package -DskipTests
+
+demo: ## run stores + services + Prometheus + a k6 social run + per-minute report (DEMO_DURATION=3m)
+	bash ci/demo.sh
+
+test: ## run every test suite (SUITES="lint charts" for a subset)
+	bash ci/test.sh $(SUITES)
+
+load: ## run a k6 scenario against the running local services (SCENARIO=social|smoke|fanout)
+	bash ci/load.sh $(or $(SCENARIO),social)
+
+report: ## per-minute report from the local Prometheus (START/END as unix seconds or RFC3339)
+	bash ci/prometheus.sh report
+
+stack-up: ## start the local stores (PostgreSQL, Redis, Kafka, Cassandra, Solr)
+	bash ci/stack.sh up
+
+stack-down: ## stop the local stores
+	bash ci/stack.sh down
+
+services-up: build ## start the four services against the local stack
+	bash ci/services.sh start
+
+services-down: ## stop the four services
+	bash ci/services.sh stop
+
+prometheus-up: ## start the local Prometheus with the chart's recording rules
+	bash ci/prometheus.sh start
+
+prometheus-down: ## stop the local Prometheus
+	bash ci/prometheus.sh stop
+
+control-plane-up: ## start a local etcd + kube-apiserver + controller-manager (no kubelet)
+	bash ci/control-plane.sh start
+
+control-plane-down: ## stop the local control plane
+	bash ci/control-plane.sh stop
+
+clean: ## stop everything and remove the run directory
+	-bash ci/services.sh stop; -bash ci/prometheus.sh stop; -bash ci/stack.sh down; -bash ci/control-plane.sh stop
+	rm -rf $(NEWSFEED_RUN)

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The main job on the embedded default, all on this machine: real stores, the four services, the local
+# Prometheus with the chart's recording rules, a k6 social run remote-writing to it, then a per-minute
+# report (CSV, Markdown, PNG charts). Stops everything it started unless KEEP_RUNNING=1.
+#   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-0}
+DEMO_DURATION=${DEMO_DURATION:-3m}
+DEMO_RATE=${DEMO_RATE:-50}
+log() { echo "[demo $(date +%T)] $*"; }
+
+PATH="$(bash ci/tools.sh all | tail -n 1):$PATH"; export PATH
+log "building the services"
+mvn -q -f services/pom.xml package -DskipTests
+
+stop_all() {
+  [ "${KEEP_RUNNING:-0}" = 1 ] && { log "KEEP_RUNNING=1: leaving everything up (make clean stops it)"; return; }
+  bash ci/prometheus.sh stop || true
+  bash ci/services.sh stop || true
+  bash ci/stack.sh down || true
+}
+trap stop_all EXIT
+
+bash ci/stack.sh up
+bash ci/services.sh start
+bash ci/prometheus.sh start
+PROMETHEUS_URL=http://127.0.0.1:$((19090 + NEWSFEED_PORT_OFFSET))
+
+testid=demo-$(date +%Y%m%d-%H%M%S)
+log "k6 social run $testid: $DEMO_RATE it/s for $DEMO_DURATION"
+start=$(date +%s)
+TESTID=$testid DURATION=$DEMO_DURATION RATE=$DEMO_RATE PROMETHEUS_URL=$PROMETHEUS_URL bash ci/load.sh social || k6_rc=$?
+# let the last scrape and the 1m recording rules catch up before the report reads them
+sleep 20
+end=$(date +%s)
+
+out=$NEWSFEED_RUN/reports/$testid
+bash ci/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
+log "report: $out/per-minute.md (CSV, PNG charts and the k6 HTML dashboard beside it)"
+cat "$out/per-minute.md"
+exit "${k6_rc:-0}"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Static checks that need no running system: shellcheck on every script, actionlint on CI workflows.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=${NEWSFEED_BIN:-$HOME/.cache/newsfeed/bin}
+passed=0 failed=0
+check() {  # check NAME CMD...: one counted test
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
+}
+
+mapfile -t scripts < <(git ls-files --cached --others --exclude-standard -- '*.sh' .ci/run | sort -u)
+for f in "${scripts[@]}"; do
+  [ -f "$f" ] && check "shellcheck $f" shellcheck -x -S warning "$f"
+done
+mapfile -t workflows < <(git ls-files --cached --others --exclude-standard -- 'ci/github/workflows/*.yml' '.github/workflows/*.yml')
+for f in "${workflows[@]}"; do
+  [ -f "$f" ] && check "actionlint $f" "$BIN/actionlint" -shellcheck= "$f"
+done
+echo "lint: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
