@@ -1,0 +1,82 @@
+# PostgreSQL 15 from the Debian binaries: one cluster per run dir, run as the postgres OS user when we are
+# root, durability switched off (a throw-away dev/test store). Admin via the Unix socket (trust), the
+# services via TCP with a per-run-dir password (scram-sha-256).
+# shellcheck shell=bash
+
+pg_data() { echo "$STACK_DIR/postgresql/data"; }
+pg_socket_dir() { echo "$STACK_DIR/postgresql/socket"; }
+pg_password_file() { echo "$STACK_DIR/postgresql/password"; }
+
+pg_password() {
+  local f; f=$(pg_password_file)
+  [ -s "$f" ] || { head -c 18 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$f"; chmod 600 "$f"; }
+  cat "$f"
+}
+
+pg_chown() { if [ "$(id -u)" = 0 ]; then chown -R postgres: "$@"; fi; }
+
+pg_admin() { "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$(pg_socket_dir)" -p "$PG_PORT" -U postgres "$@"; }
+
+postgresql_start() {
+  local dir=$STACK_DIR/postgresql data; data=$(pg_data)
+  local log; log=$(store_log postgresql)
+  mkdir -p "$dir" "$(pg_socket_dir)"; touch "$log"
+  pg_chown "$dir" "$log"
+  as_pg_user test -w "$dir" || die "the postgres user cannot write $dir: use a NEWSFEED_RUN it can reach"
+  if [ ! -f "$data/PG_VERSION" ]; then
+    as_pg_user "$PG_BIN/initdb" -D "$data" -U postgres -E UTF8 --no-locale \
+      --auth-local=trust --auth-host=scram-sha-256 >> "$log" 2>&1 || die "initdb failed, see $log"
+    echo "include_if_exists = 'newsfeed.conf'" >> "$data/postgresql.conf"
+  fi
+  # rewritten on every start: the port follows NEWSFEED_PORT_OFFSET
+  cat > "$data/newsfeed.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$(pg_socket_dir)'
+unix_socket_permissions = 0700
+max_connections = 200
+shared_buffers = 128MB
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+wal_level = minimal
+max_wal_senders = 0
+checkpoint_timeout = 30min
+password_encryption = scram-sha-256
+logging_collector = off
+log_min_messages = warning
+CONF
+  pg_chown "$data/newsfeed.conf"
+  rm -f "$data/postmaster.pid"   # stale after a crash; we only get here when our postgres is not running
+  # pg_ctl daemonizes the postmaster in its own session; -W: we wait for readiness ourselves
+  as_pg_user "$PG_BIN/pg_ctl" -D "$data" -l "$log" -W start >/dev/null 9>&- || die "pg_ctl start failed, see $log"
+  local pid=""
+  for _ in $(seq 1 100); do
+    pid=$(head -n1 "$data/postmaster.pid" 2>/dev/null || true)
+    [ -n "$pid" ] && break
+    sleep 0.1
+  done
+  [ -n "$pid" ] || die "postgres wrote no postmaster.pid, see $log"
+  record_pid postgresql "$pid"
+}
+
+postgresql_ready() {
+  "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && pg_admin -c 'SELECT 1' postgres
+}
+
+# Role + database owned by it, then the chart's schema file applied as that role over TCP (password auth).
+postgresql_schema() {
+  local password; password=$(pg_password)
+  if [ "$(pg_admin -tA -c "SELECT 1 FROM pg_roles WHERE rolname = 'newsfeed'" postgres)" != 1 ]; then
+    pg_admin -c "CREATE ROLE newsfeed LOGIN" postgres
+  fi
+  pg_admin -c "ALTER ROLE newsfeed WITH LOGIN PASSWORD '$password'" postgres
+  if [ "$(pg_admin -tA -c "SELECT 1 FROM pg_database WHERE datname = 'newsfeed'" postgres)" != 1 ]; then
+    pg_admin -c "CREATE DATABASE newsfeed OWNER newsfeed" postgres
+  fi
+  PGPASSWORD=$password PGOPTIONS='-c client_min_messages=warning' "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U newsfeed \
+    -d newsfeed -f "$SCHEMA_DIR/postgresql.sql"
+}
+
+# SIGINT = PostgreSQL's "fast" shutdown: ends sessions, checkpoints, exits.
+postgresql_stop_signal() { echo INT; }

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# Load suite: runs the k6 scripts against the four real services on real stores, briefly.
+#   smoke          every endpoint once, checks on every body; its metrics remote-written to a Prometheus
+#                  started here, which must then hold k6 series tagged with the run's testid
+#   social         a short open-loop social run (PROFILE=ci, LOAD_TEST_DURATION, LOAD_TEST_RATE)
+#   fanout         one poster with LOAD_TEST_FOLLOWERS followers, every sampled feed must get the post
+#   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
+#                  threshold really fails this suite
+# Each run passes only with k6 exit 0, every threshold ok in summary.json and the dashboard HTML written.
+# Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of ci/test.sh), otherwise a stack started here.
+# Last line: `load: N passed, N failed`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+
+export NEWSFEED_RUN=${NEWSFEED_RUN:-$ROOT/.run/test}/load
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-800}
+export CI=${CI:-}
+BIN=$HOME/.cache/newsfeed/bin
+mkdir -p "$NEWSFEED_RUN"
+STAMP=$(date -u +%Y%m%dT%H%M%SZ)
+
+passed=0 failed=0
+pass() { passed=$((passed + 1)); echo "PASS $1"; }
+fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
+finish() { echo "load: $passed passed, $failed failed"; }
+
+started_stack=false started_services=false prom_pid=
+cleanup() {
+  local rc=$?
+  [ -z "$prom_pid" ] || { kill "$prom_pid" 2>/dev/null || true; wait "$prom_pid" 2>/dev/null || true; }
+  if $started_services; then bash ci/services.sh stop >&2 || true; fi
+  if $started_stack; then bash ci/stack.sh down >&2 || true; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+
+for tool in "$BIN/k6" "$BIN/prometheus" jq curl; do
+  command -v "$tool" >/dev/null || { echo "missing $tool (bash ci/tools.sh all)" >&2; fail setup "missing $tool"; finish; exit 1; }
+done
+
+if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
+  started_stack=true
+  bash ci/stack.sh up >&2
+  export NEWSFEED_STACK_ENV=$NEWSFEED_RUN/stack.env
+fi
+if [ ! -f ci/services.sh ]; then
+  fail setup "ci/services.sh does not exist yet"; finish; exit 1
+fi
+started_services=true
+if ! bash ci/services.sh start >&2; then
+  fail setup "ci/services.sh start failed"; finish; exit 1
+fi
+
+# A throwaway Prometheus that accepts remote write, to see the k6 series arrive with their testid label.
+PROM_PORT=$((19090 + NEWSFEED_PORT_OFFSET))
+PROM_DIR=$NEWSFEED_RUN/load-prometheus
+rm -rf "$PROM_DIR"; mkdir -p "$PROM_DIR"
+printf 'global:\n  scrape_interval: 15s\n' > "$PROM_DIR/prometheus.yml"
+"$BIN/prometheus" --config.file="$PROM_DIR/prometheus.yml" --storage.tsdb.path="$PROM_DIR/data" \
+  --web.listen-address="127.0.0.1:$PROM_PORT" --web.enable-remote-write-receiver >"$PROM_DIR/log" 2>&1 &
+prom_pid=$!
+for _ in $(seq 100); do curl -sf -o /dev/null "http://127.0.0.1:$PROM_PORT/-/ready" && break; sleep 0.2; done
+
+# every threshold of a summary.json, and whether all are ok
+thresholds_ok() { jq -e '[.metrics[] | .thresholds // {} | .[] | .ok] | length > 0 and all' "$1" >/dev/null; }
+
+# run <name> <scenario> <expected k6 exit> [env assignments...]: one k6 run, judged from its exit and reports
+run() {
+  local name=$1 scenario=$2 expect=$3; shift 3
+  local testid=load-test-$name-$STAMP rc=0
+  local reports=$NEWSFEED_RUN/reports/$testid
+  echo "=== $name ($scenario, testid $testid)"
+  env TESTID="$testid" "$@" bash ci/load.sh "$scenario" -q || rc=$?
+  if [ "$rc" -ne "$expect" ]; then fail "$name" "k6 exit $rc, expected $expect (see $reports)"; return 1; fi
+  if [ ! -s "$reports/summary.json" ]; then fail "$name" "no summary.json in $reports"; return 1; fi
+  if [ "$expect" -eq 0 ] && ! thresholds_ok "$reports/summary.json"; then
+    fail "$name" "a threshold failed in $reports/summary.json"; return 1
+  fi
+  if [ "$expect" -ne 0 ] && thresholds_ok "$reports/summary.json"; then
+    fail "$name" "k6 failed but every threshold in summary.json is ok"; return 1
+  fi
+  if [ "$expect" -eq 0 ] && [ ! -s "$reports/dashboard.html" ]; then
+    fail "$name" "no dashboard.html in $reports"; return 1
+  fi
+  return 0
+}
+
+if run smoke smoke 0 PROMETHEUS_URL="http://127.0.0.1:$PROM_PORT"; then
+  # the remote-write output flushes at the end of the run; the series must carry the testid label
+  query="count(k6_http_reqs_total{testid=\"load-test-smoke-$STAMP\"})"
+  if curl -sf "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$query" \
+      | jq -e '.data.result | length > 0' >/dev/null; then
+    pass smoke
+  else
+    fail smoke "no k6_http_reqs_total series with the testid in the remote-write Prometheus"
+  fi
+fi
+
+run social social 0 PROFILE=ci DURATION="${LOAD_TEST_DURATION:-30s}" RATE="${LOAD_TEST_RATE:-10}" \
+  && pass social
+
+run fanout fanout 0 FOLLOWERS="${LOAD_TEST_FOLLOWERS:-200}" SAMPLE=50 POSTS=2 FANOUT_TIMEOUT_S=60 \
+  && pass fanout
+
+# nothing listens on port 1: participant creation fails, so checks and thresholds must fail the run
+run fails-on-error smoke 99 BASE_URL=http://127.0.0.1:1 SOCIAL_GRAPH_URL=http://127.0.0.1:1 \
+  OUTBOUND_URL=http://127.0.0.1:1 INBOUND_URL=http://127.0.0.1:1 SEARCH_URL=http://127.0.0.1:1 HTTP_TIMEOUT=2s \
+  && pass fails-on-error
+
+finish
+[ "$failed" -eq 0 ]

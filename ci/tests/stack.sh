@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# Suite "stack": brings up the real local stores in a fresh run dir (ci/stack.sh up), talks to each with a
+# real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), exercises the
+# single-store stop/start used by fault tests, then `down` and checks that every process is gone.
+# Usage: ci/tests/stack.sh   (NEWSFEED_PORT_OFFSET defaults to 500 so it never meets a dev stack)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-500}
+NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-stack-test.XXXXXX)
+export NEWSFEED_RUN
+chmod 755 "$NEWSFEED_RUN"   # PostgreSQL runs as the postgres user and must reach its data dir
+# shellcheck source=ci/stack/lib.sh
+source ci/stack/lib.sh
+for store in "${STORES[@]}"; do
+  # shellcheck source=/dev/null
+  source "ci/stack/stores/$store.sh"
+done
+
+passed=0 failed=0
+cleanup() {
+  local rc=$?
+  ci/stack.sh down >/dev/null 2>&1 || true
+  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else echo "kept run dir $NEWSFEED_RUN" >&2; fi
+}
+trap cleanup EXIT
+
+check() {
+  local name=$1; shift
+  if "$@"; then
+    passed=$((passed + 1)); echo "ok - $name"
+  else
+    failed=$((failed + 1)); echo "FAIL - $name"
+  fi
+}
+
+up() { ci/stack.sh up; }
+
+env_complete() {
+  local key
+  for key in PG_HOST PG_PORT PG_DATABASE PG_USER PG_PASSWORD REDIS_URL CASSANDRA_CONTACT_POINTS \
+    CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION; do
+    grep -q "^$key=." "$STACK_ENV" || { echo "stack.env lacks $key" >&2; return 1; }
+  done
+  [ "$(grep -c . <(ci/stack.sh env))" -eq 13 ]
+}
+
+psql_app() {
+  # shellcheck source=/dev/null
+  (set -a; source "$STACK_ENV"; PGPASSWORD=$PG_PASSWORD "$PG_BIN/psql" -X -q -tA -v ON_ERROR_STOP=1 \
+    -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$PG_DATABASE" "$@")
+}
+
+postgresql_tables() {
+  local got
+  got=$(psql_app -c "
+    WITH a AS (INSERT INTO participant (name) VALUES ('ada') RETURNING id),
+         b AS (INSERT INTO participant (name) VALUES ('bob') RETURNING id)
+    INSERT INTO friendship (from_id, to_id) SELECT a.id, b.id FROM a, b UNION ALL SELECT b.id, a.id FROM a, b;
+    SELECT p.name FROM friendship f JOIN participant p ON p.id = f.to_id
+     WHERE f.from_id = (SELECT id FROM participant WHERE name = 'ada' ORDER BY id DESC LIMIT 1);")
+  [ "$got" = bob ] || { echo "friends of ada: '$got'" >&2; return 1; }
+}
+
+postgresql_rejects_self_friendship() {
+  ! psql_app -c "INSERT INTO friendship (from_id, to_id) SELECT id, id FROM participant LIMIT 1" 2>/dev/null
+}
+
+postgresql_rejects_wrong_password() {
+  ! PGPASSWORD=wrong "$PG_BIN/psql" -X -q -h 127.0.0.1 -p "$PG_PORT" -U newsfeed -d newsfeed -c 'SELECT 1' 2>/dev/null
+}
+
+redis_set_get() {
+  local value; value="v-$RANDOM-$$"
+  [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" SET stack-test "$value")" = OK ] &&
+    [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" GET stack-test)" = "$value" ]
+}
+
+kafka_topic_has_partitions() {
+  kafka_tool create-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" | grep -qx "$KAFKA_TOPIC partitions=6"
+}
+
+kafka_produce_consume() {
+  local key value got; key="probe-$RANDOM$$"; value="{\"probe\":\"$key\"}"
+  kafka_tool produce "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$key" "$value" >/dev/null &&
+    got=$(kafka_tool consume "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$key" 60) &&
+    [ "$got" = "$value" ]
+}
+
+cassandra_insert_select() {
+  local story; story="story-$RANDOM$$"
+  local got
+  got=$(cql -k "$KEYSPACE" -e "INSERT INTO outbound (participant_id, occurred, subject, story) VALUES (42, now(), 'hi', '$story');
+    INSERT INTO inbound (participant_id, occurred, from_participant_id, subject, story) VALUES (7, now(), 42, 'hi', '$story');
+    SELECT story FROM outbound WHERE participant_id = 42 LIMIT 1;
+    SELECT from_participant_id FROM inbound WHERE participant_id = 7 LIMIT 1")
+  [ "$got" = "$story"$'\n'42 ] || { echo "cql returned '$got'" >&2; return 1; }
+}
+
+# no explicit commit: the configset's 1 s soft commit must make the document searchable within seconds
+solr_add_query() {
+  local id; id="$(cat /proc/sys/kernel/random/uuid)"
+  curl -fsS -m 10 -H 'Content-Type: application/json' "$(solr_url)/$SOLR_CORE/update" \
+    -d "[{\"id\":\"$id\",\"participant_id\":42,\"from\":\"/participant/42\",\"occurred\":\"2026-11-22T15:30:00Z\",\"subject\":\"Running shoes\",\"story\":\"I went running today\"}]" >/dev/null || return 1
+  local i
+  for i in $(seq 1 20); do
+    if curl -fsS -m 5 "$(solr_url)/$SOLR_CORE/select?q=run&fq=participant_id:42&fl=id&wt=json" | grep -q "\"$id\""; then
+      return 0
+    fi
+    sleep 0.5
+  done
+  echo "document $id not found by a stemmed query (i=$i)" >&2; return 1
+}
+
+up_again_is_noop() {
+  local before after
+  before=$(cat "$STACK_DIR"/pids/*.pid)
+  ci/stack.sh up >/dev/null 2>&1
+  after=$(cat "$STACK_DIR"/pids/*.pid)
+  [ "$before" = "$after" ]
+}
+
+stop_start_single_store() {
+  local old; old=$(store_pid redis)
+  ci/stack.sh stop-store redis 2>/dev/null && ! alive "$old" && ! redis_ready 2>/dev/null &&
+    ! ci/stack.sh status >/dev/null && ci/stack.sh start-store redis 2>/dev/null && redis_ready &&
+    ci/stack.sh status >/dev/null
+}
+
+down_stops_everything() {
+  local pids pid
+  pids=$(cut -d' ' -f1 "$STACK_DIR"/pids/*.pid)
+  ci/stack.sh down 2>/dev/null || return 1
+  for pid in $pids; do
+    if alive "$pid"; then echo "pid $pid still alive" >&2; return 1; fi
+  done
+  # nothing else that lives in this run dir either (e.g. PostgreSQL's worker processes)
+  if pgrep -f "$NEWSFEED_RUN" >/dev/null; then pgrep -af "$NEWSFEED_RUN" >&2; return 1; fi
+}
+
+check "up starts all stores and creates schemas" up
+if [ "$failed" -eq 0 ]; then
+  check "stack.env has every service variable" env_complete
+  check "postgresql: tables from postgresql.sql answer as user newsfeed" postgresql_tables
+  check "postgresql: friendship rejects a self-friendship" postgresql_rejects_self_friendship
+  check "postgresql: a wrong password is refused" postgresql_rejects_wrong_password
+  check "redis: SET then GET" redis_set_get
+  check "kafka: topic $KAFKA_TOPIC has 6 partitions" kafka_topic_has_partitions
+  check "kafka: produce then consume one record" kafka_produce_consume
+  check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select
+  check "solr: add a document, find it by a stemmed query" solr_add_query
+  check "up again is a no-op" up_again_is_noop
+  check "stop-store/start-store redis" stop_start_single_store
+fi
+check "down stops every process" down_stops_everything
+echo "stack: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

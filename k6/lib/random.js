@@ -1,0 +1,73 @@
+// Seeded, reproducible pseudo-random data. Math.random is never used for data: a run is repeatable from
+// SEED and its settings, and an iteration's data depends on its number, not on which VU happened to run it.
+import { WORDS } from './words.js';
+
+// 32-bit FNV-1a of a string: turns (seed, stream name, number) into an independent generator seed.
+export function hash32(text) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+// mulberry32: tiny, fast, good enough distribution for load data.
+export class Rng {
+  constructor(seed) {
+    this.state = seed >>> 0;
+  }
+
+  static of(...parts) {
+    return new Rng(hash32(parts.join('|')));
+  }
+
+  next() {
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  // integer in [min, max], both inclusive
+  int(min, max) {
+    return min + Math.floor(this.next() * (max - min + 1));
+  }
+
+  pick(items) {
+    return items[Math.floor(this.next() * items.length)];
+  }
+
+  chance(p) {
+    return this.next() < p;
+  }
+
+  words(n) {
+    const out = [];
+    for (let i = 0; i < n; i++) out.push(this.pick(WORDS));
+    return out.join(' ');
+  }
+
+  // k distinct indexes of [0, n) except `skip`, by partial Fisher-Yates over a sparse map (O(k) memory)
+  sample(n, k, skip = -1) {
+    const swapped = new Map();
+    const at = (i) => (swapped.has(i) ? swapped.get(i) : i);
+    const out = [];
+    let size = n;
+    while (out.length < k && size > 0) {
+      const j = this.int(0, size - 1);
+      const v = at(j);
+      swapped.set(j, at(size - 1));
+      size--;
+      if (v !== skip) out.push(v);
+    }
+    return out;
+  }
+}
+
+// A marker word unique to a run (from TESTID) that the word list never produces: lets a script find its
+// own posts in feeds and search results of a store that already holds other runs' data.
+export function marker(prefix, ...parts) {
+  return `${prefix}${hash32(parts.join('|')).toString(36)}`;
+}

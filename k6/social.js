@@ -1,0 +1,173 @@
+// The classic news-feed load: setup creates participants and befriends them (seeded), then four open-loop
+// scenarios run side by side: post outbound, read inbound, read outbound, keyword search.
+// Settings: PROFILE plus env vars (k6/README.md). Run: ci/load.sh social, or k6 run k6/social.js.
+import { check } from 'k6';
+import exec from 'k6/execution';
+import { SEED } from './lib/config.js';
+import { req, send, sendAll, json, link, idOf } from './lib/api.js';
+import { shape, newestFirst } from './lib/shapes.js';
+import { Rng } from './lib/random.js';
+import { baseOptions, arrivalScenario, scenarioThresholds } from './lib/options.js';
+import { socialSettings } from './lib/profiles.js';
+
+export { handleSummary } from './lib/summary.js';
+
+const S = socialSettings();
+
+const EXEC = {
+  post_outbound: 'postOutbound',
+  read_inbound: 'readInbound',
+  read_outbound: 'readOutbound',
+  search: 'search',
+};
+
+const shareTotal = S.scenarios.reduce((sum, name) => sum + (S.shares[name] || 0), 0);
+const enabled = S.scenarios.filter((name) => {
+  if (!EXEC[name]) throw new Error(`unknown scenario '${name}' in SCENARIOS (one of ${Object.keys(EXEC)})`);
+  return S.shares[name] > 0;
+});
+
+function postsScenarioDuration(ratePerSec) {
+  // with POSTS_PER_USER every participant posts exactly that often, then the post scenario ends
+  if (S.postsPerUser <= 0 || S.stages.length) return S.duration;
+  return `${Math.ceil((S.participants * S.postsPerUser) / ratePerSec)}s`;
+}
+
+function scenarios() {
+  const out = {};
+  for (const name of enabled) {
+    const share = S.shares[name] / shareTotal;
+    const ratePerSec = S.rate * share;
+    out[name] = arrivalScenario(EXEC[name], {
+      ratePerSec,
+      share,
+      duration: name === 'post_outbound' ? postsScenarioDuration(ratePerSec) : S.duration,
+      stages: S.stages,
+      preAllocatedVUs: Math.ceil(S.preAllocatedVUs * share - 1e-9),
+      maxVUs: Math.ceil(S.maxVUs * share - 1e-9),
+    });
+  }
+  return out;
+}
+
+function thresholds() {
+  const t = {
+    http_req_failed: [`rate<${S.thresholds.failedRate}`],
+    checks: [`rate>=${S.thresholds.checksRate}`],
+  };
+  for (const name of enabled) Object.assign(t, scenarioThresholds(name, S.thresholds));
+  return t;
+}
+
+export const options = baseOptions({
+  scenarios: scenarios(),
+  thresholds: thresholds(),
+  batch: S.setupBatch,
+  batchPerHost: S.setupBatch,
+});
+
+// ---- setup: participants and friendships, the same for the same SEED and settings ----
+
+function createParticipants() {
+  const requests = [];
+  for (let i = 0; i < S.participants; i++) {
+    const rng = Rng.of(SEED, 'participant', i);
+    requests.push(req.createParticipant(`${rng.words(2)} ${i}`, { tags: { phase: 'setup' } }));
+  }
+  const ids = [];
+  for (const res of sendAll(requests, S.setupBatch)) {
+    const body = json(res);
+    if (check(res, { 'setup participant: created': (r) => r.status === 200 || r.status === 201 })
+      && shape.participant(body)) {
+      ids.push(Number(body.id));
+    }
+  }
+  return ids;
+}
+
+// Each participant befriends between MIN_FRIENDS and MAX_FRIENDS others, so its degree is at least that.
+function friendPairs(count) {
+  const rng = Rng.of(SEED, 'friends', count);
+  const pairs = new Map();
+  const wanted = Math.min(count - 1, S.maxFriends);
+  for (let i = 0; i < count; i++) {
+    const k = rng.int(Math.min(S.minFriends, wanted), wanted);
+    for (const j of rng.sample(count, k + 1, i).slice(0, k)) {
+      const key = i < j ? `${i}-${j}` : `${j}-${i}`;
+      if (!pairs.has(key)) pairs.set(key, [i, j]);
+    }
+  }
+  return [...pairs.values()];
+}
+
+export function setup() {
+  const ids = createParticipants();
+  if (ids.length < 2) exec.test.abort(`setup created ${ids.length} of ${S.participants} participants`);
+  const pairs = friendPairs(ids.length);
+  const results = sendAll(pairs.map(([a, b]) => req.befriend(ids[a], ids[b], { tags: { phase: 'setup' } })),
+    S.setupBatch);
+  let friended = 0;
+  for (const res of results) {
+    if (check(res, { 'setup friends: created': (r) => r.status === 200 || r.status === 201 })) friended++;
+  }
+  console.log(`setup: ${ids.length} participants, ${friended} of ${pairs.length} friendships (seed ${SEED})`);
+  return { ids };
+}
+
+// ---- scenarios; an iteration's data comes from (SEED, scenario, iteration number) ----
+
+function iterationRng() {
+  return Rng.of(SEED, exec.scenario.name, exec.scenario.iterationInTest);
+}
+
+const ok = (r) => r.status === 200 || r.status === 201;
+
+export function postOutbound(data) {
+  const iter = exec.scenario.iterationInTest;
+  const n = data.ids.length;
+  if (S.postsPerUser > 0 && iter >= n * S.postsPerUser) return;
+  const rng = iterationRng();
+  const poster = S.postsPerUser > 0 ? data.ids[iter % n] : rng.pick(data.ids);
+  const subject = rng.words(S.subjectWords);
+  const res = send(req.postOutbound(poster, subject, rng.words(S.storyWords)));
+  const body = json(res);
+  check(res, {
+    'post outbound: 2xx': ok,
+    'post outbound: outbound shape of the poster': () => shape.outbound(body) && body.from === link(poster)
+      && body.subject === subject,
+  });
+}
+
+export function readInbound(data) {
+  const rng = iterationRng();
+  const id = rng.pick(data.ids);
+  const res = send(req.getInbound(id, { limit: S.feedLimit }));
+  const body = json(res);
+  check(res, {
+    'read inbound: 200': (r) => r.status === 200,
+    'read inbound: feed of the participant, newest first': () => shape.arrayOf(body, shape.inbound)
+      && body.length <= S.feedLimit && body.every((i) => idOf(i.to) === id) && newestFirst(body),
+  });
+}
+
+export function readOutbound(data) {
+  const rng = iterationRng();
+  const id = rng.pick(data.ids);
+  const res = send(req.getOutbound(id, { limit: S.feedLimit }));
+  const body = json(res);
+  check(res, {
+    'read outbound: 200': (r) => r.status === 200,
+    'read outbound: posts of the participant, newest first': () => shape.arrayOf(body, shape.outbound)
+      && body.length <= S.feedLimit && body.every((o) => idOf(o.from) === id) && newestFirst(body),
+  });
+}
+
+export function search() {
+  const rng = iterationRng();
+  const res = send(req.search({ keywords: rng.words(S.searchKeywords) }));
+  const body = json(res);
+  check(res, {
+    'search: 200': (r) => r.status === 200,
+    'search: participant links': () => shape.links(body),
+  });
+}

@@ -1,0 +1,104 @@
+package newsfeed.inbound;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
+import newsfeed.inbound.consumer.KafkaBatchConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fans each "outbound posted" event out to the poster's friends: one inbound row per friend. Events of a
+ * batch run concurrently; all inserts share one limiter so a 100k-friend post cannot flood Cassandra. The
+ * batch succeeds only when every row of every event is written, which is what lets the consumer commit.
+ */
+public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor {
+  private static final Logger LOG = LoggerFactory.getLogger(FanoutProcessor.class);
+
+  private final FriendsClient friends;
+  private final InboundRepository repository;
+  private final AsyncLimiter events;
+  private final AsyncLimiter writes;
+  private final Timer fanoutDelay;
+  private final Timer fanoutOk;
+  private final Timer fanoutError;
+  private final Counter malformed;
+
+  public FanoutProcessor(FriendsClient friends, InboundRepository repository, MeterRegistry registry,
+                         int concurrentEvents, int concurrentWrites) {
+    this.friends = friends;
+    this.repository = repository;
+    this.events = new AsyncLimiter(concurrentEvents);
+    this.writes = new AsyncLimiter(concurrentWrites);
+    this.fanoutDelay = Timer.builder("newsfeed.fanout.delay").register(registry);
+    this.fanoutOk = operation(registry, "success");
+    this.fanoutError = operation(registry, "error");
+    // malformed events are counted as failed too, but can never succeed: they are logged and skipped
+    this.malformed = Counter.builder("newsfeed.events").tag("event", "failed").register(registry);
+  }
+
+  private static Timer operation(MeterRegistry registry, String outcome) {
+    return Timer.builder("newsfeed.operation")
+        .tag("entity", "inbound").tag("operation", "store").tag("outcome", outcome)
+        .register(registry);
+  }
+
+  @Override
+  public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
+    // the same post twice in one batch (a producer retry) is fanned out once
+    Map<UUID, OutboundPostedEvent> unique = new LinkedHashMap<>();
+    for (KafkaConsumerRecord<String, String> r : records) {
+      try {
+        OutboundPostedEvent e = OutboundPostedEvent.parse(r.value());
+        unique.putIfAbsent(e.eventId(), e);
+      } catch (OutboundPostedEvent.MalformedEventException e) {
+        malformed.increment();
+        LOG.error("skipping malformed event at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(), e.getMessage());
+      }
+    }
+    List<Future<Void>> all = new ArrayList<>(unique.size());
+    for (OutboundPostedEvent e : unique.values()) {
+      all.add(events.submit(() -> fanOut(e)));
+    }
+    return Future.all(all).mapEmpty();
+  }
+
+  /** Writes the event into every friend's feed; fails (for a retry of the whole batch) if any write fails. */
+  Future<Void> fanOut(OutboundPostedEvent event) {
+    long start = System.nanoTime();
+    return friends.friendIds(event.participantId())
+        .compose(ids -> writeAll(ids, event))
+        .andThen(ar -> {
+          (ar.succeeded() ? fanoutOk : fanoutError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+          if (ar.succeeded() && ar.result() > 0) {
+            fanoutDelay.record(Math.max(0, System.currentTimeMillis() - event.postedAtMillis()),
+                TimeUnit.MILLISECONDS);
+          }
+        })
+        .mapEmpty();
+  }
+
+  Future<Integer> writeAll(List<Long> friendIds, OutboundPostedEvent event) {
+    if (friendIds.isEmpty()) {
+      return Future.succeededFuture(0);
+    }
+    // after the first failure the queued writes of this event are dropped: the batch is retried anyway
+    boolean[] failed = {false};
+    List<Future<Void>> inserts = new ArrayList<>(friendIds.size());
+    for (long friendId : friendIds) {
+      inserts.add(writes.submit(() -> failed[0]
+          ? Future.failedFuture("fan-out of " + event.eventId() + " abandoned after an earlier failure")
+          : repository.insert(friendId, event).onFailure(err -> failed[0] = true)));
+    }
+    return Future.all(inserts).map(friendIds.size());
+  }
+}

@@ -1,0 +1,84 @@
+package newsfeed.inbound;
+
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.cassandra.CassandraClient;
+import io.vertx.core.Future;
+import newsfeed.inbound.consumer.StoreTimers;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/** The Cassandra table `inbound` (charts/newsfeed/files/schema/cassandra.cql): fan-out writes and feed pages. */
+public final class InboundRepository {
+  private static final String COLUMNS = "participant_id, occurred, from_participant_id, subject, story";
+
+  private final CassandraClient client;
+  private final LazyStatement insert;
+  private final LazyStatement firstPage;
+  private final LazyStatement nextPage;
+  private final Timer executeOk;
+  private final Timer executeError;
+  private final Timer queryOk;
+  private final Timer queryError;
+
+  public InboundRepository(CassandraClient client, MeterRegistry registry) {
+    this.client = client;
+    this.insert = new LazyStatement("INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)");
+    this.firstPage = new LazyStatement("SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? LIMIT ?");
+    // one row per (participant, occurred): occurred is the post's unique timeuuid, so it alone is the cursor
+    this.nextPage = new LazyStatement(
+        "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? AND occurred < ? LIMIT ?");
+    this.executeOk = StoreTimers.timer(registry, "cassandra", "execute", "success");
+    this.executeError = StoreTimers.timer(registry, "cassandra", "execute", "error");
+    this.queryOk = StoreTimers.timer(registry, "cassandra", "query", "success");
+    this.queryError = StoreTimers.timer(registry, "cassandra", "query", "error");
+  }
+
+  /** Writes the event into one friend's feed; idempotent, a redelivery overwrites the same row. */
+  public Future<Void> insert(long friendId, OutboundPostedEvent event) {
+    return StoreTimers.time(() -> insert.get()
+        .compose(ps -> client.execute(ps.bind(friendId, event.eventId(), event.participantId(),
+            event.subject(), event.story()))), executeOk, executeError).mapEmpty();
+  }
+
+  /** Newest first; {@code before} (exclusive) continues after the last row of the previous page. */
+  public Future<List<InboundItem>> page(long participantId, UUID before, int limit) {
+    Future<BoundStatement> statement = before == null
+        ? firstPage.get().map(ps -> ps.bind(participantId, limit))
+        : nextPage.get().map(ps -> ps.bind(participantId, before, limit));
+    return StoreTimers.time(() -> statement.compose(st -> client.execute(st, Collectors.mapping(
+        InboundRepository::toItem, Collectors.toList()))), queryOk, queryError);
+  }
+
+  /** Readiness: the cluster answers a trivial query. */
+  public Future<Void> ping() {
+    return client.execute("SELECT release_version FROM system.local").mapEmpty();
+  }
+
+  private static InboundItem toItem(Row row) {
+    return new InboundItem(row.getLong("participant_id"), row.getUuid("occurred"),
+        row.getLong("from_participant_id"), row.getString("subject"), row.getString("story"));
+  }
+
+  /** Prepared on first use (Cassandra may come up after us) and again after a failed attempt. */
+  private final class LazyStatement {
+    private final String cql;
+    private Future<PreparedStatement> prepared;
+
+    LazyStatement(String cql) {
+      this.cql = cql;
+    }
+
+    synchronized Future<PreparedStatement> get() {
+      if (prepared == null || prepared.failed()) {
+        prepared = client.prepare(cql);
+      }
+      return prepared;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package newsfeed.inbound;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.cassandra.CassandraClient;
+import io.vertx.cassandra.CassandraClientOptions;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import io.vertx.kafka.admin.KafkaAdminClient;
+import io.vertx.kafka.client.consumer.KafkaConsumer;
+import newsfeed.inbound.consumer.ConsumerMetrics;
+import newsfeed.inbound.consumer.KafkaBatchConsumer;
+import newsfeed.inbound.consumer.KafkaGroupMonitor;
+import newsfeed.inbound.http.HttpBootstrap;
+import newsfeed.inbound.http.HttpBootstrap.Check;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The inbound service: the `newsfeed-inbound` consumer that fans posts out into friends' feeds, and the HTTP
+ * API that reads those feeds.
+ */
+public final class InboundVerticle extends VerticleBase {
+  private final InboundConfig config;
+  private final PrometheusMeterRegistry registry;
+  private CassandraClient cassandra;
+  private WebClient web;
+  private KafkaBatchConsumer consumer;
+  private KafkaGroupMonitor monitor;
+  private HttpServer server;
+
+  public InboundVerticle(InboundConfig config, PrometheusMeterRegistry registry) {
+    this.config = config;
+    this.registry = registry;
+  }
+
+  @Override
+  public Future<?> start() {
+    cassandra = CassandraClient.create(vertx, cassandraOptions());
+    web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true)
+        .setConnectTimeout(2_000).setUserAgent("newsfeed-inbound"), new PoolOptions().setHttp1MaxSize(32));
+    InboundRepository repository = new InboundRepository(cassandra, registry);
+    FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
+    FanoutProcessor fanout = new FanoutProcessor(friends, repository, registry,
+        config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites());
+
+    ConsumerMetrics consumerMetrics = new ConsumerMetrics(registry, config.kafkaGroupId());
+    consumer = new KafkaBatchConsumer(vertx, KafkaConsumer.create(vertx, kafkaConsumerConfig()),
+        config.kafkaTopic(), fanout, consumerMetrics);
+    monitor = new KafkaGroupMonitor(vertx, KafkaAdminClient.create(vertx, kafkaAdminConfig()),
+        config.kafkaGroupId(), consumerMetrics, consumer::assignment);
+
+    InboundHandler inbound = new InboundHandler(repository, new ParticipantClient(web, config.socialGraphUrl()),
+        registry);
+    Router router = HttpBootstrap.router(vertx, registry, List.of(
+        new Check("cassandra", repository::ping),
+        new Check("kafka", () -> monitor.checkBroker(2_000)),
+        new Check("consumer", () -> {
+          String reason = consumer.unhealthyReason();
+          return reason == null ? Future.succeededFuture() : Future.failedFuture(reason);
+        })));
+    router.get("/participant/:id/inbound").handler(inbound::get);
+
+    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()));
+    return server.requestHandler(router).listen()
+        .compose(s -> consumer.start())
+        .onSuccess(v -> monitor.start());
+  }
+
+  /** Stop taking requests and drain them, let the consumer finish and commit its batch, then close the stores. */
+  @Override
+  public Future<?> stop() {
+    long graceMs = config.shutdownGrace().toMillis();
+    return server.shutdown(graceMs, TimeUnit.MILLISECONDS)
+        .transform(ar -> consumer.stop(config.shutdownGrace()))
+        .transform(ar -> monitor.stop())
+        .transform(ar -> cassandra.close())
+        .transform(ar -> web == null ? Future.succeededFuture() : closeWeb());
+  }
+
+  private Future<Void> closeWeb() {
+    web.close();
+    return Future.succeededFuture();
+  }
+
+  private CassandraClientOptions cassandraOptions() {
+    CassandraClientOptions options = new CassandraClientOptions();
+    config.cassandraContactPoints().forEach(p -> options.addContactPoint(p.getHostString(), p.getPort()));
+    options.dataStaxClusterBuilder().withLocalDatacenter(config.cassandraLocalDc());
+    options.setKeyspace(config.cassandraKeyspace());
+    if (config.cassandraUsername() != null) {
+      options.setUsername(config.cassandraUsername());
+      options.setPassword(config.cassandraPassword());
+    }
+    return options;
+  }
+
+  private Map<String, String> kafkaConsumerConfig() {
+    Map<String, String> c = new HashMap<>();
+    c.put("bootstrap.servers", config.kafkaBootstrapServers());
+    c.put("group.id", config.kafkaGroupId());
+    c.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    c.put("value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    c.put("enable.auto.commit", "false");          // offsets are committed only after the fan-out is written
+    c.put("auto.offset.reset", "earliest");        // a new group must not skip posts made before it started
+    c.put("max.poll.records", "100");              // one batch = up to 100 posts fanned out concurrently
+    c.put("client.id", "newsfeed-inbound-" + ProcessHandle.current().pid());
+    return c;
+  }
+
+  private Map<String, String> kafkaAdminConfig() {
+    Map<String, String> c = new HashMap<>();
+    c.put("bootstrap.servers", config.kafkaBootstrapServers());
+    c.put("request.timeout.ms", "5000");
+    c.put("default.api.timeout.ms", "10000");
+    return c;
+  }
+}

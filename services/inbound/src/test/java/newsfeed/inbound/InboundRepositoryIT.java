@@ -1,0 +1,88 @@
+package newsfeed.inbound;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.cassandra.CassandraClient;
+import io.vertx.cassandra.CassandraClientOptions;
+import io.vertx.core.Vertx;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** InboundRepository against the stack's real Cassandra keyspace. */
+class InboundRepositoryIT {
+  private static Vertx vertx;
+  private static CassandraClient cassandra;
+  private static InboundRepository repository;
+
+  @BeforeAll
+  static void connect() {
+    vertx = Vertx.vertx();
+    cassandra = CassandraClient.create(vertx, options(StackEnv.get("CASSANDRA_CONTACT_POINTS")));
+    repository = new InboundRepository(cassandra, new SimpleMeterRegistry());
+  }
+
+  static CassandraClientOptions options(String contactPoints) {
+    CassandraClientOptions options = new CassandraClientOptions();
+    InboundConfig.contactPoints(contactPoints).forEach(p -> options.addContactPoint(p.getHostString(), p.getPort()));
+    options.dataStaxClusterBuilder().withLocalDatacenter(StackEnv.get("CASSANDRA_LOCAL_DC"));
+    options.setKeyspace(StackEnv.get("CASSANDRA_KEYSPACE"));
+    return options;
+  }
+
+  @AfterAll
+  static void close() {
+    cassandra.close().await();
+    vertx.close().await();
+  }
+
+  @Test
+  void writesArePagedNewestFirstAndRewritesDoNotDuplicate() throws Exception {
+    long reader = TestEvents.randomParticipantId();
+    long poster = reader + 1;
+    List<OutboundPostedEvent> posted = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      posted.add(new OutboundPostedEvent(TestEvents.timeUuid(), poster, "s" + i, "story " + i, System.currentTimeMillis()));
+      Thread.sleep(3);
+    }
+    for (OutboundPostedEvent e : posted) {
+      repository.insert(reader, e).await();
+    }
+    // a redelivered event writes the same key again
+    repository.insert(reader, posted.get(2)).await();
+    repository.insert(reader, posted.get(4)).await();
+
+    List<InboundItem> first = repository.page(reader, null, 3).await();
+    assertEquals(List.of("s4", "s3", "s2"), first.stream().map(InboundItem::subject).toList());
+    List<InboundItem> rest = repository.page(reader, first.get(2).occurred(), 3).await();
+    assertEquals(List.of("s1", "s0"), rest.stream().map(InboundItem::subject).toList());
+    assertEquals(5, repository.page(reader, null, 100).await().size(), "one row per event and friend");
+
+    InboundItem row = first.get(0);
+    assertEquals(reader, row.participantId());
+    assertEquals(poster, row.fromParticipantId());
+    assertEquals(posted.get(4).eventId(), row.occurred());
+    assertEquals("/participant/" + poster, row.toJson().getString("from"));
+    assertEquals("/participant/" + reader, row.toJson().getString("to"));
+    assertEquals(posted.get(4).occurred().toString(), row.toJson().getString("occurred"));
+    assertTrue(repository.page(TestEvents.randomParticipantId(), null, 10).await().isEmpty());
+  }
+
+  @Test
+  void pingSucceedsAndAnUnreachableClusterFails() {
+    repository.ping().await();
+    CassandraClient down = CassandraClient.create(vertx, options("127.0.0.1:1"));
+    InboundRepository unreachable = new InboundRepository(down, new SimpleMeterRegistry());
+    assertThrows(Exception.class, () -> unreachable.ping().await());
+    assertThrows(Exception.class, () -> unreachable.insert(1, new OutboundPostedEvent(UUID.fromString(
+        "b4cc8000-a838-11ee-8080-808080808080"), 2, "", "", 0)).await());
+    down.close().await();
+  }
+}

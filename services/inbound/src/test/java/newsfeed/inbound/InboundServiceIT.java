@@ -1,0 +1,215 @@
+package newsfeed.inbound;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import newsfeed.inbound.http.ServiceMetrics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The whole inbound service on real Kafka and Cassandra, with friendships from the running social-graph service
+ * (SOCIAL_GRAPH_URL): fan-out to every friend, no duplicate on redelivery, no skipped event while social-graph is
+ * unreachable, paging and the 400/404 answers.
+ */
+class InboundServiceIT {
+  private static Vertx vertx;
+  private static TestEvents events;
+  private static WebClient http;
+  private static SocialGraphApi socialGraph;
+  private static String topic;
+  private static String group;
+  private static int port;
+  private static String deploymentId;
+
+  @BeforeAll
+  static void start() throws Exception {
+    vertx = Vertx.vertx();
+    http = WebClient.create(vertx);
+    socialGraph = new SocialGraphApi(http, StackEnv.get("SOCIAL_GRAPH_URL"));
+    events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
+    topic = events.createTopic("it-inbound", 3);
+    group = "it-inbound-" + UUID.randomUUID();
+    port = freePort();
+    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"));
+  }
+
+  private static String deploy(String socialGraphUrl) {
+    InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
+        InboundConfig.contactPoints(StackEnv.get("CASSANDRA_CONTACT_POINTS")), StackEnv.get("CASSANDRA_LOCAL_DC"),
+        StackEnv.get("CASSANDRA_KEYSPACE"), null, null, StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
+        socialGraphUrl, 16, 256);
+    return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (vertx != null) {
+      vertx.close().await();
+    }
+    if (events != null) {
+      events.deleteTopic(topic);
+      events.close();
+    }
+  }
+
+  @Test
+  void aPostReachesEveryFriendOnceEvenWhenRedelivered() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
+    long friend1 = socialGraph.createParticipant("friend one");
+    long friend2 = socialGraph.createParticipant("friend two");
+    long stranger = socialGraph.createParticipant("stranger");
+    socialGraph.befriend(poster, friend1);
+    socialGraph.befriend(friend2, poster);
+
+    UUID eventId = TestEvents.timeUuid();
+    events.publish(topic, eventId, poster, "hello", "first post");
+    for (long friend : List.of(friend1, friend2)) {
+      JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() == 1);
+      JsonObject row = feed.getJsonObject(0);
+      assertEquals("/participant/" + poster, row.getString("from"));
+      assertEquals("/participant/" + friend, row.getString("to"));
+      assertEquals("hello", row.getString("subject"));
+      assertEquals("first post", row.getString("story"));
+    }
+
+    // redelivery of the same event, then a marker event behind it on the same partition
+    events.publish(topic, eventId, poster, "hello", "first post");
+    events.publish(topic, TestEvents.timeUuid(), poster, "marker", "second post");
+    for (long friend : List.of(friend1, friend2)) {
+      JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() >= 2);
+      assertEquals(2, feed.size(), "the redelivered post must not appear twice: " + feed);
+      assertEquals("marker", feed.getJsonObject(0).getString("subject"), "newest first");
+    }
+    assertEquals(0, inbound(poster, "").size(), "the poster's own feed gets nothing");
+    assertEquals(0, inbound(stranger, "").size(), "a non-friend gets nothing");
+
+    // paging: one row per page, the cursor leads to the older one, the last page has no cursor
+    HttpResponse<Buffer> page1 = get("/participant/" + friend1 + "/inbound?limit=1");
+    String cursor = page1.getHeader("X-Next-Cursor");
+    assertNotNull(cursor);
+    assertEquals("marker", page1.bodyAsJsonArray().getJsonObject(0).getString("subject"));
+    HttpResponse<Buffer> page2 = get("/participant/" + friend1 + "/inbound?limit=1&cursor=" + cursor);
+    assertEquals("hello", page2.bodyAsJsonArray().getJsonObject(0).getString("subject"));
+    assertNull(page2.getHeader("X-Next-Cursor"));
+
+    eventually(() -> uncommitted(group), n -> n == 0);
+    String metrics = get("/metrics").bodyAsString();
+    assertTrue(metrics.contains("newsfeed_fanout_delay_seconds_count{service=\"inbound\"}"), metrics);
+    assertTrue(metrics.contains("newsfeed_store_client_seconds_bucket{operation=\"execute\",outcome=\"success\","
+        + "service=\"inbound\",store=\"cassandra\""), metrics);
+    assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\","
+        + "route=\"/participant/:id/inbound\",service=\"inbound\",status=\"200\"}"), metrics);
+  }
+
+  @Test
+  void nothingIsSkippedOrCommittedWhileSocialGraphIsUnreachable() throws Exception {
+    long poster = socialGraph.createParticipant("poster during outage");
+    long friend = socialGraph.createParticipant("friend during outage");
+    socialGraph.befriend(poster, friend);
+
+    vertx.undeploy(deploymentId).await();
+    deploymentId = deploy("http://127.0.0.1:1");   // nothing listens there: every friends lookup fails
+    long before = uncommitted(group);
+    events.publish(topic, TestEvents.timeUuid(), poster, "during outage", "kept");
+    Thread.sleep(4_000);
+    assertEquals(0, inbound(friend, "").size());
+    assertEquals(before + 1, uncommitted(group), "the failed event must stay uncommitted");
+    String metrics = get("/metrics").bodyAsString();
+    assertTrue(metrics.contains("newsfeed_events_total{event=\"failed\",service=\"inbound\"}"), metrics);
+
+    vertx.undeploy(deploymentId).await();
+    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"));
+    JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() == 1);
+    assertEquals("during outage", feed.getJsonObject(0).getString("subject"));
+    eventually(() -> uncommitted(group), n -> n == 0);
+  }
+
+  @Test
+  void badInputIs400UnknownParticipantIs404() {
+    for (String uri : new String[] {"/participant/abc/inbound", "/participant/0/inbound",
+        "/participant/-3/inbound", "/participant/1/inbound?limit=0", "/participant/1/inbound?limit=101",
+        "/participant/1/inbound?limit=x", "/participant/1/inbound?cursor=nope", "/participant/1/inbound?cursor="
+        + "AAAAAAAAAAAAAAAAAAAAAA"}) {
+      HttpResponse<Buffer> resp = get(uri);
+      assertEquals(400, resp.statusCode(), uri);
+      assertEquals(400, resp.bodyAsJsonObject().getInteger("status"), uri);
+    }
+    HttpResponse<Buffer> unknown = get("/participant/" + (Long.MAX_VALUE - 7) + "/inbound");
+    assertEquals(404, unknown.statusCode(), unknown.bodyAsString());
+    assertEquals("application/json", unknown.getHeader("Content-Type"));
+    assertEquals(200, get("/health/live").statusCode());
+    HttpResponse<Buffer> ready = get("/health/ready");
+    assertEquals(200, ready.statusCode(), ready.bodyAsString());
+  }
+
+  private static JsonArray inbound(long participant, String query) {
+    HttpResponse<Buffer> resp = get("/participant/" + participant + "/inbound?limit=100" + query);
+    if (resp.statusCode() != 200) {
+      throw new IllegalStateException("inbound answered " + resp.statusCode() + ": " + resp.bodyAsString());
+    }
+    return resp.bodyAsJsonArray();
+  }
+
+  private static HttpResponse<Buffer> get(String uri) {
+    return http.get(port, "127.0.0.1", uri).send().await();
+  }
+
+  /** Records of the test topic the group has not committed yet. */
+  private static long uncommitted(String group) {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", StackEnv.get("KAFKA_BOOTSTRAP_SERVERS")))) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+      Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+      for (int p = 0; p < 3; p++) {
+        latest.put(new TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+      }
+      long lag = 0;
+      for (var e : admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).entrySet()) {
+        OffsetAndMetadata c = committed.get(e.getKey());
+        lag += e.getValue().offset() - (c == null ? 0 : c.offset());
+      }
+      return lag;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static <T> T eventually(Supplier<T> probe, Predicate<T> done) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 20_000;
+    T last = probe.get();
+    while (!done.test(last) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(250);
+      last = probe.get();
+    }
+    assertTrue(done.test(last), "condition not reached within 20 s, last value: " + last);
+    return last;
+  }
+
+  static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

@@ -1,0 +1,78 @@
+package newsfeed.search;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * `GET /outbound?keywords=...[&posts=true][&limit=]`: the classic search. Without posts, the distinct senders
+ * (participant links) of the matching posts; with posts=true, the matching posts {from,occurred,subject,story}.
+ */
+public final class SearchHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(SearchHandler.class);
+  static final int DEFAULT_LIMIT = 20;
+  static final int MAX_LIMIT = 100;
+
+  private final SolrIndex index;
+  private final Timer searchOk;
+  private final Timer searchError;
+
+  public SearchHandler(SolrIndex index, MeterRegistry registry) {
+    this.index = index;
+    this.searchOk = operation(registry, "success");
+    this.searchError = operation(registry, "error");
+  }
+
+  private static Timer operation(MeterRegistry registry, String outcome) {
+    return Timer.builder("newsfeed.operation")
+        .tag("entity", "search").tag("operation", "search").tag("outcome", outcome)
+        .register(registry);
+  }
+
+  public void get(RoutingContext ctx) {
+    KeywordQuery query;
+    int limit;
+    boolean posts;
+    try {
+      query = keywords(ctx.queryParams().getAll("keywords"));
+      limit = Params.limit(ctx.queryParams().get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
+      posts = Params.bool(ctx.queryParams().get("posts"), "posts");
+    } catch (ApiError e) {
+      e.send(ctx);
+      return;
+    }
+    long start = System.nanoTime();
+    Future<JsonArray> result = posts
+        ? index.posts(query, limit).map(JsonArray::new)
+        : index.senders(query, limit).map(JsonArray::new);
+    result
+        .andThen(ar -> (ar.succeeded() ? searchOk : searchError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+        .onSuccess(body -> ctx.response().putHeader("Content-Type", "application/json").end(body.encode()))
+        .onFailure(err -> {
+          if (err instanceof IllegalStateException) {
+            // Solr rejected a query we built: our bug, reported without details
+            LOG.error("search query rejected: {}", err.getMessage());
+            new ApiError(500, "internal_error", "the search failed").send(ctx);
+          } else {
+            new ApiError(503, "store_unavailable", "solr is unavailable").send(ctx);
+          }
+        });
+  }
+
+  private static KeywordQuery keywords(java.util.List<String> values) {
+    if (values.size() > 1) {
+      throw new ApiError(400, "invalid_keywords", "keywords must be given once");
+    }
+    try {
+      return KeywordQuery.parse(values.isEmpty() ? null : values.get(0));
+    } catch (IllegalArgumentException e) {
+      throw new ApiError(400, "invalid_keywords", e.getMessage());
+    }
+  }
+}

@@ -1,0 +1,151 @@
+package newsfeed.search;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import newsfeed.search.consumer.StoreTimers;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The Solr collection `outbound` over its HTTP JSON API (schema: charts/newsfeed/files/schema/solr/conf).
+ * One document per post, id = eventId, so indexing a redelivered event replaces the same document.
+ */
+public final class SolrIndex {
+  /** Solr makes indexed documents searchable within this many ms (the configset soft-commits every second too). */
+  static final int COMMIT_WITHIN_MS = 1000;
+  private static final long TIMEOUT_MS = 10_000;
+
+  private final WebClient web;
+  private final String coreUrl;
+  private final Timer indexOk;
+  private final Timer indexError;
+  private final Timer searchOk;
+  private final Timer searchError;
+
+  public SolrIndex(WebClient web, String solrUrl, String collection, MeterRegistry registry) {
+    this.web = web;
+    this.coreUrl = (solrUrl.endsWith("/") ? solrUrl : solrUrl + "/") + collection;
+    this.indexOk = StoreTimers.timer(registry, "solr", "index", "success");
+    this.indexError = StoreTimers.timer(registry, "solr", "index", "error");
+    this.searchOk = StoreTimers.timer(registry, "solr", "search", "success");
+    this.searchError = StoreTimers.timer(registry, "solr", "search", "error");
+  }
+
+  /** Adds or replaces the documents; succeeds once Solr accepted them (searchable within a second). */
+  public Future<Void> index(List<OutboundPostedEvent> events) {
+    JsonArray docs = new JsonArray();
+    for (OutboundPostedEvent e : events) {
+      docs.add(new JsonObject()
+          .put("id", e.eventId().toString())
+          .put("participant_id", e.participantId())
+          .put("from", Links.participant(e.participantId()))
+          .put("occurred", e.occurred().toString())
+          .put("subject", e.subject())
+          .put("story", e.story()));
+    }
+    return StoreTimers.time(() -> web.postAbs(coreUrl + "/update")
+            .addQueryParam("commitWithin", Integer.toString(COMMIT_WITHIN_MS))
+            .addQueryParam("wt", "json")
+            .timeout(TIMEOUT_MS)
+            .sendJson(docs)
+            .compose(SolrIndex::expectOk), indexOk, indexError)
+        .mapEmpty();
+  }
+
+  /** The distinct senders (participant links) of posts matching every keyword, most matches first. */
+  public Future<List<String>> senders(KeywordQuery query, int limit) {
+    HttpRequest<Buffer> req = select(query)
+        .addQueryParam("rows", "0")
+        .addQueryParam("facet", "true")
+        .addQueryParam("facet.field", "from")
+        .addQueryParam("facet.mincount", "1")
+        .addQueryParam("facet.limit", Integer.toString(limit));
+    return StoreTimers.time(() -> req.send().compose(SolrIndex::expectOk), searchOk, searchError)
+        .map(body -> {
+          JsonArray counts = body.getJsonObject("facet_counts").getJsonObject("facet_fields").getJsonArray("from");
+          Set<String> links = new LinkedHashSet<>();
+          for (int i = 0; i < counts.size(); i += 2) {
+            links.add(counts.getString(i));
+          }
+          return List.copyOf(links);
+        });
+  }
+
+  /** The matching posts themselves, newest first, in the classic outbound shape {from,occurred,subject,story}. */
+  public Future<List<JsonObject>> posts(KeywordQuery query, int limit) {
+    HttpRequest<Buffer> req = select(query)
+        .addQueryParam("rows", Integer.toString(limit))
+        .addQueryParam("sort", "occurred desc, id desc")
+        .addQueryParam("fl", "from,occurred,subject,story");
+    return StoreTimers.time(() -> req.send().compose(SolrIndex::expectOk), searchOk, searchError)
+        .map(body -> {
+          JsonArray docs = body.getJsonObject("response").getJsonArray("docs");
+          List<JsonObject> posts = new ArrayList<>(docs.size());
+          for (int i = 0; i < docs.size(); i++) {
+            JsonObject d = docs.getJsonObject(i);
+            posts.add(new JsonObject()
+                .put("from", d.getString("from"))
+                .put("occurred", d.getString("occurred"))
+                .put("subject", d.getString("subject", ""))
+                .put("story", d.getString("story", "")));
+          }
+          return posts;
+        });
+  }
+
+  /** Readiness: the core answers a query. */
+  public Future<Void> ping() {
+    return web.getAbs(coreUrl + "/select")
+        .addQueryParam("q", "*:*").addQueryParam("defType", "lucene").addQueryParam("rows", "0")
+        .addQueryParam("wt", "json")
+        .timeout(2_000)
+        .send()
+        .compose(SolrIndex::expectOk)
+        .mapEmpty();
+  }
+
+  private HttpRequest<Buffer> select(KeywordQuery query) {
+    return web.getAbs(coreUrl + "/select")
+        .addQueryParam("q", query.toSolr())
+        .addQueryParam("q.op", "AND")
+        .addQueryParam("wt", "json")
+        .timeout(TIMEOUT_MS);
+  }
+
+  private static Future<JsonObject> expectOk(HttpResponse<Buffer> resp) {
+    JsonObject body;
+    try {
+      body = resp.bodyAsJsonObject();
+    } catch (DecodeException | ClassCastException e) {
+      body = null;
+    }
+    if (resp.statusCode() / 100 == 2 && body != null) {
+      return Future.succeededFuture(body);
+    }
+    String message = "Solr answered " + resp.statusCode();
+    if (body != null && body.getJsonObject("error") != null) {
+      message += ": " + body.getJsonObject("error").getString("msg");
+    }
+    return Future.failedFuture(resp.statusCode() >= 500 || resp.statusCode() == 404
+        ? new SolrUnavailableException(message) : new IllegalStateException(message));
+  }
+
+  /** Solr (or the collection) cannot serve right now: the API answers 503. */
+  public static final class SolrUnavailableException extends RuntimeException {
+    public SolrUnavailableException(String message) {
+      super(message, null, false, false);
+    }
+  }
+}

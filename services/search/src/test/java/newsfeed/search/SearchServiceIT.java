@@ -1,0 +1,154 @@
+package newsfeed.search;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import newsfeed.search.http.ServiceMetrics;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The whole search service on real Kafka and Solr: events published to a topic of its own are indexed, found
+ * through the HTTP API, redeliveries do not duplicate, offsets get committed; bad input is a 400 JSON error.
+ */
+class SearchServiceIT {
+  private static Vertx vertx;
+  private static TestEvents events;
+  private static String topic;
+  private static String group;
+  private static int port;
+  private static WebClient http;
+
+  @BeforeAll
+  static void start() throws Exception {
+    events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
+    topic = events.createTopic("it-search", 3);
+    group = "it-search-" + UUID.randomUUID();
+    port = freePort();
+    SearchConfig config = new SearchConfig("127.0.0.1", port, Duration.ofSeconds(5),
+        StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group, StackEnv.get("SOLR_URL"),
+        StackEnv.get("SOLR_COLLECTION"));
+    vertx = Vertx.vertx();
+    PrometheusMeterRegistry registry = ServiceMetrics.create("search");
+    vertx.deployVerticle(new SearchVerticle(config, registry)).await();
+    http = WebClient.create(vertx);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (vertx != null) {
+      vertx.close().await();
+    }
+    if (events != null) {
+      events.deleteTopic(topic);
+      events.close();
+    }
+  }
+
+  @Test
+  void publishedPostsBecomeSearchableOnceAndOffsetsAreCommitted() throws Exception {
+    String word = TestEvents.uniqueWord();
+    long poster = TestEvents.randomParticipantId();
+    UUID eventId = TestEvents.timeUuid();
+    events.publish(topic, eventId, poster, "subject " + word, "a story");
+
+    JsonArray senders = SolrIndexIT.eventually(() -> get("/outbound?keywords=" + word).bodyAsJsonArray(),
+        a -> a.size() == 1);
+    assertEquals(new JsonArray().add("/participant/" + poster), senders);
+
+    // the same event again (a redelivery), then a marker behind it on the same partition (same key)
+    events.publish(topic, eventId, poster, "subject " + word, "a story");
+    events.publish(topic, TestEvents.timeUuid(), poster, "marker " + word, "marker");
+    JsonArray posts = SolrIndexIT.eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(),
+        a -> a.size() >= 2);
+    assertEquals(2, posts.size(), "one document per eventId: " + posts);
+    JsonObject original = posts.getJsonObject(1);
+    assertEquals("/participant/" + poster, original.getString("from"));
+    assertEquals("a story", original.getString("story"));
+
+    // a malformed event is skipped (it can never succeed) without blocking the partition behind it
+    events.publishRaw(topic, Long.toString(poster), "{not json");
+    events.publish(topic, TestEvents.timeUuid(), poster, "after " + word, "after");
+    SolrIndexIT.eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(), a -> a.size() == 3);
+
+    Map<Integer, Long> lag = SolrIndexIT.eventually(SearchServiceIT::uncommitted, m -> m.values().stream().allMatch(l -> l == 0));
+    assertEquals(3, lag.size());
+
+    String metrics = get("/metrics").bodyAsString();
+    assertTrue(metrics.contains("newsfeed_search_index_delay_seconds_count{service=\"search\"}"), metrics);
+    assertTrue(metrics.contains("newsfeed_events_total{event=\"consumed\",service=\"search\"}"), metrics);
+    assertTrue(metrics.contains("newsfeed_store_client_seconds_bucket{operation=\"index\",outcome=\"success\","), metrics);
+    assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\",route=\"/outbound\","), metrics);
+  }
+
+  @Test
+  void badInputIsA400JsonErrorAndNothingElse() {
+    for (String query : new String[] {"", "?keywords=", "?keywords=%20%20", "?keywords=" + "x".repeat(201),
+        "?keywords=a&keywords=b", "?keywords=a&posts=yes", "?keywords=a&limit=0", "?keywords=a&limit=101",
+        "?keywords=a&limit=x"}) {
+      HttpResponse<Buffer> resp = get("/outbound" + query);
+      assertEquals(400, resp.statusCode(), query);
+      JsonObject body = resp.bodyAsJsonObject();
+      assertEquals(400, body.getInteger("status"), query);
+      assertTrue(body.getString("error").startsWith("invalid_"), query);
+    }
+    assertEquals(404, get("/nothing/here").statusCode());
+    assertEquals(404, get("/nothing/here").bodyAsJsonObject().getInteger("status"));
+  }
+
+  @Test
+  void healthEndpoints() {
+    assertEquals(200, get("/health/live").statusCode());
+    HttpResponse<Buffer> ready = get("/health/ready");
+    assertEquals(200, ready.statusCode(), ready.bodyAsString());
+  }
+
+  private static HttpResponse<Buffer> get(String uri) {
+    return http.get(port, "127.0.0.1", uri).send().await();
+  }
+
+  /** Per partition: end offset minus the group's committed offset. */
+  private static Map<Integer, Long> uncommitted() {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", StackEnv.get("KAFKA_BOOTSTRAP_SERVERS")))) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < 3; p++) {
+        latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
+      return admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).entrySet().stream()
+          .collect(Collectors.toMap(e -> e.getKey().partition(), e -> {
+            OffsetAndMetadata c = committed.get(e.getKey());
+            return e.getValue().offset() - (c == null ? 0 : c.offset());
+          }));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}
