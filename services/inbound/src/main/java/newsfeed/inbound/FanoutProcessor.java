@@ -1,11 +1,13 @@
 package newsfeed.inbound;
 
+import newsfeed.common.OutboundPostedEvent;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
-import newsfeed.inbound.consumer.KafkaBatchConsumer;
+import newsfeed.common.kafka.KafkaBatchConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

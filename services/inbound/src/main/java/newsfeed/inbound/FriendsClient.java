@@ -1,5 +1,7 @@
 package newsfeed.inbound;
 
+import newsfeed.common.Links;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -9,7 +11,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import newsfeed.inbound.consumer.StoreTimers;
+import newsfeed.common.metrics.StoreTimers;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -1,5 +1,9 @@
 package newsfeed.inbound;
 
+import newsfeed.common.ApiError;
+import newsfeed.common.FeedCursor;
+import newsfeed.common.Params;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -60,7 +64,7 @@ public final class InboundHandler {
 
   private static UUID decodeCursor(String cursor) {
     try {
-      return InboundCursor.decode(cursor);
+      return FeedCursor.decode(cursor);
     } catch (IllegalArgumentException e) {
       throw new ApiError(400, "invalid_cursor", "cursor must be a value of a previous X-Next-Cursor header");
     }
@@ -78,7 +82,7 @@ public final class InboundHandler {
     JsonArray body = new JsonArray();
     rows.stream().limit(limit).forEach(r -> body.add(r.toJson()));
     if (rows.size() > limit) {
-      ctx.response().putHeader("X-Next-Cursor", InboundCursor.encode(rows.get(limit - 1).occurred()));
+      ctx.response().putHeader("X-Next-Cursor", FeedCursor.encode(rows.get(limit - 1).occurred()));
     }
     ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
   }

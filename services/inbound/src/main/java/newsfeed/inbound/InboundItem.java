@@ -1,5 +1,7 @@
 package newsfeed.inbound;
 
+import newsfeed.common.TimeUuids;
+
 import io.vertx.core.json.JsonObject;
 
 import java.time.Instant;

@@ -1,13 +1,15 @@
 package newsfeed.inbound;
 
+import newsfeed.common.OutboundPostedEvent;
+
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
-import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;
-import newsfeed.inbound.consumer.StoreTimers;
+import newsfeed.common.cassandra.LazyStatement;
+import newsfeed.common.metrics.StoreTimers;
 
 import java.util.List;
 import java.util.UUID;
@@ -28,10 +30,10 @@ public final class InboundRepository {
 
   public InboundRepository(CassandraClient client, MeterRegistry registry) {
     this.client = client;
-    this.insert = new LazyStatement("INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)");
-    this.firstPage = new LazyStatement("SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? LIMIT ?");
+    this.insert = new LazyStatement(client, "INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)");
+    this.firstPage = new LazyStatement(client, "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? LIMIT ?");
     // one row per (participant, occurred): occurred is the post's unique timeuuid, so it alone is the cursor
-    this.nextPage = new LazyStatement(
+    this.nextPage = new LazyStatement(client, 
         "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? AND occurred < ? LIMIT ?");
     this.executeOk = StoreTimers.timer(registry, "cassandra", "execute", "success");
     this.executeError = StoreTimers.timer(registry, "cassandra", "execute", "error");
@@ -63,22 +65,5 @@ public final class InboundRepository {
   private static InboundItem toItem(Row row) {
     return new InboundItem(row.getLong("participant_id"), row.getUuid("occurred"),
         row.getLong("from_participant_id"), row.getString("subject"), row.getString("story"));
-  }
-
-  /** Prepared on first use (Cassandra may come up after us) and again after a failed attempt. */
-  private final class LazyStatement {
-    private final String cql;
-    private Future<PreparedStatement> prepared;
-
-    LazyStatement(String cql) {
-      this.cql = cql;
-    }
-
-    synchronized Future<PreparedStatement> get() {
-      if (prepared == null || prepared.failed()) {
-        prepared = client.prepare(cql);
-      }
-      return prepared;
-    }
   }
 }

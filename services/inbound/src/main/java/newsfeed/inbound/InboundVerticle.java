@@ -2,7 +2,6 @@ package newsfeed.inbound;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.cassandra.CassandraClient;
-import io.vertx.cassandra.CassandraClientOptions;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -13,11 +12,11 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.kafka.admin.KafkaAdminClient;
 import io.vertx.kafka.client.consumer.KafkaConsumer;
-import newsfeed.inbound.consumer.ConsumerMetrics;
-import newsfeed.inbound.consumer.KafkaBatchConsumer;
-import newsfeed.inbound.consumer.KafkaGroupMonitor;
-import newsfeed.inbound.http.HttpBootstrap;
-import newsfeed.inbound.http.HttpBootstrap.Check;
+import newsfeed.common.kafka.ConsumerMetrics;
+import newsfeed.common.kafka.KafkaBatchConsumer;
+import newsfeed.common.kafka.KafkaGroupMonitor;
+import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.util.HashMap;
 import java.util.List;
@@ -44,7 +43,7 @@ public final class InboundVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    cassandra = CassandraClient.create(vertx, cassandraOptions());
+    cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions());
     web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true)
         .setConnectTimeout(2_000).setUserAgent("newsfeed-inbound"), new PoolOptions().setHttp1MaxSize(32));
     InboundRepository repository = new InboundRepository(cassandra, registry);
@@ -89,18 +88,6 @@ public final class InboundVerticle extends VerticleBase {
   private Future<Void> closeWeb() {
     web.close();
     return Future.succeededFuture();
-  }
-
-  private CassandraClientOptions cassandraOptions() {
-    CassandraClientOptions options = new CassandraClientOptions();
-    config.cassandraContactPoints().forEach(p -> options.addContactPoint(p.getHostString(), p.getPort()));
-    options.dataStaxClusterBuilder().withLocalDatacenter(config.cassandraLocalDc());
-    options.setKeyspace(config.cassandraKeyspace());
-    if (config.cassandraUsername() != null) {
-      options.setUsername(config.cassandraUsername());
-      options.setPassword(config.cassandraPassword());
-    }
-    return options;
   }
 
   private Map<String, String> kafkaConsumerConfig() {

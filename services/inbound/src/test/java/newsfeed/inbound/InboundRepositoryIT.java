@@ -1,5 +1,11 @@
 package newsfeed.inbound;
 
+import newsfeed.common.Env;
+import newsfeed.common.cassandra.CassandraConfig;
+import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TestEvents;
+
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.cassandra.CassandraClientOptions;
@@ -29,12 +35,13 @@ class InboundRepositoryIT {
     repository = new InboundRepository(cassandra, new SimpleMeterRegistry());
   }
 
+  static CassandraConfig cassandraConfig(String contactPoints) {
+    return new CassandraConfig(Env.parseHostPorts("CASSANDRA_CONTACT_POINTS", contactPoints),
+        StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null);
+  }
+
   static CassandraClientOptions options(String contactPoints) {
-    CassandraClientOptions options = new CassandraClientOptions();
-    InboundConfig.contactPoints(contactPoints).forEach(p -> options.addContactPoint(p.getHostString(), p.getPort()));
-    options.dataStaxClusterBuilder().withLocalDatacenter(StackEnv.get("CASSANDRA_LOCAL_DC"));
-    options.setKeyspace(StackEnv.get("CASSANDRA_KEYSPACE"));
-    return options;
+    return cassandraConfig(contactPoints).clientOptions();
   }
 
   @AfterAll

@@ -1,12 +1,15 @@
 package newsfeed.inbound;
 
+import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TestEvents;
+
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import newsfeed.inbound.http.ServiceMetrics;
+import newsfeed.common.http.ServiceMetrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -57,8 +60,8 @@ class InboundServiceIT {
 
   private static String deploy(String socialGraphUrl) {
     InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
-        InboundConfig.contactPoints(StackEnv.get("CASSANDRA_CONTACT_POINTS")), StackEnv.get("CASSANDRA_LOCAL_DC"),
-        StackEnv.get("CASSANDRA_KEYSPACE"), null, null, StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
+        InboundRepositoryIT.cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
+        StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
         socialGraphUrl, 16, 256);
     return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }

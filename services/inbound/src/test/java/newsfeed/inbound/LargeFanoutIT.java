@@ -1,5 +1,9 @@
 package newsfeed.inbound;
 
+import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TestEvents;
+
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;

@@ -1,5 +1,7 @@
 package newsfeed.inbound;
 
+import newsfeed.common.Links;
+
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;

@@ -1,5 +1,7 @@
 package newsfeed.search;
 
+import newsfeed.common.Env;
+
 import java.time.Duration;
 import java.util.Map;
 
@@ -8,35 +10,15 @@ public record SearchConfig(String httpHost, int httpPort, Duration shutdownGrace
                            String kafkaTopic, String kafkaGroupId, String solrUrl, String solrCollection) {
 
   public static SearchConfig fromEnv(Map<String, String> env) {
+    Env e = new Env(env);
     return new SearchConfig(
-        string(env, "HTTP_HOST", "0.0.0.0"),
-        integer(env, "HTTP_PORT", 8080, 1, 65535),
-        Duration.ofSeconds(integer(env, "SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
-        string(env, "KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
-        string(env, "KAFKA_TOPIC", "outbound-posted"),
-        string(env, "KAFKA_GROUP_ID", "newsfeed-search"),
-        string(env, "SOLR_URL", "http://localhost:8983/solr"),
-        string(env, "SOLR_COLLECTION", "outbound"));
-  }
-
-  private static String string(Map<String, String> env, String name, String def) {
-    String v = env.get(name);
-    return v == null || v.isBlank() ? def : v.trim();
-  }
-
-  private static int integer(Map<String, String> env, String name, int def, int min, int max) {
-    String v = env.get(name);
-    if (v == null || v.isBlank()) {
-      return def;
-    }
-    try {
-      int i = Integer.parseInt(v.trim());
-      if (i >= min && i <= max) {
-        return i;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
-    }
-    throw new IllegalArgumentException(name + " must be an integer from " + min + " to " + max + ", got '" + v + "'");
+        e.string("HTTP_HOST", "0.0.0.0"),
+        e.integer("HTTP_PORT", 8080, 1, 65535),
+        Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
+        e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
+        e.string("KAFKA_TOPIC", "outbound-posted"),
+        e.string("KAFKA_GROUP_ID", "newsfeed-search"),
+        e.string("SOLR_URL", "http://localhost:8983/solr"),
+        e.string("SOLR_COLLECTION", "outbound"));
   }
 }

@@ -1,5 +1,8 @@
 package newsfeed.search;
 
+import newsfeed.common.ApiError;
+import newsfeed.common.Params;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;

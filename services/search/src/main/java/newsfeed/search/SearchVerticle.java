@@ -11,11 +11,11 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.kafka.admin.KafkaAdminClient;
 import io.vertx.kafka.client.consumer.KafkaConsumer;
-import newsfeed.search.consumer.ConsumerMetrics;
-import newsfeed.search.consumer.KafkaBatchConsumer;
-import newsfeed.search.consumer.KafkaGroupMonitor;
-import newsfeed.search.http.HttpBootstrap;
-import newsfeed.search.http.HttpBootstrap.Check;
+import newsfeed.common.kafka.ConsumerMetrics;
+import newsfeed.common.kafka.KafkaBatchConsumer;
+import newsfeed.common.kafka.KafkaGroupMonitor;
+import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,8 @@
 package newsfeed.search;
 
+import newsfeed.common.Links;
+import newsfeed.common.OutboundPostedEvent;
+
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -10,7 +13,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import newsfeed.search.consumer.StoreTimers;
+import newsfeed.common.metrics.StoreTimers;
 
 import java.time.Instant;
 import java.util.ArrayList;

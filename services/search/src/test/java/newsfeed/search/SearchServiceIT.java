@@ -1,5 +1,8 @@
 package newsfeed.search;
 
+import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TestEvents;
+
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -7,7 +10,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import newsfeed.search.http.ServiceMetrics;
+import newsfeed.common.http.ServiceMetrics;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;

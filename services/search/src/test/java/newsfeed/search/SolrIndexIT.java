@@ -1,5 +1,9 @@
 package newsfeed.search;
 
+import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TestEvents;
+
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;

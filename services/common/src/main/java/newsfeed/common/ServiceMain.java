@@ -1,0 +1,57 @@
+package newsfeed.common;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Deployable;
+import io.vertx.core.Vertx;
+import newsfeed.common.http.ServiceMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+
+/**
+ * The start of every service: parse the environment once (exit 2 with the variable's name when it is bad),
+ * create the metrics registry, deploy the verticle, and on SIGTERM undeploy it gracefully (the verticle drains
+ * HTTP, lets consumers commit, closes its stores) before the JVM exits.
+ */
+public final class ServiceMain {
+  private static final Logger LOG = LoggerFactory.getLogger(ServiceMain.class);
+
+  private ServiceMain() {
+  }
+
+  public static <C> void run(String service, Function<Map<String, String>, C> parseConfig,
+                             Function<C, Duration> shutdownGrace,
+                             BiFunction<C, PrometheusMeterRegistry, Deployable> verticle) {
+    C config;
+    try {
+      config = parseConfig.apply(System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println(service + ": bad configuration: " + e.getMessage());
+      System.exit(2);
+      return;
+    }
+    PrometheusMeterRegistry registry = ServiceMetrics.create(service);
+    Vertx vertx = Vertx.vertx();
+    long graceSeconds = shutdownGrace.apply(config).toSeconds();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      LOG.info("{} shutting down", service);
+      try {
+        vertx.close().await(graceSeconds + 10, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        LOG.warn("shutdown did not finish cleanly: {}", e.toString());
+      }
+    }, "shutdown"));
+    try {
+      vertx.deployVerticle(verticle.apply(config, registry)).await();
+      LOG.info("{} started", service);
+    } catch (Exception e) {
+      LOG.error("{} failed to start", service, e);
+      System.exit(1);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package newsfeed.common.http;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Route;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * What every service router has: request metrics per route template, /health/live, /health/ready (all
+ * checks must pass within 2 s), /metrics, and JSON answers for 404/405/500 instead of HTML or stack traces.
+ */
+public final class HttpBootstrap {
+  private static final Logger LOG = LoggerFactory.getLogger(HttpBootstrap.class);
+  private static final long CHECK_TIMEOUT_MS = 2_000;
+
+  private HttpBootstrap() {
+  }
+
+  /** A named readiness check; a failed future (or a non-null reason) means not ready. */
+  public record Check(String name, Supplier<Future<Void>> probe) {
+  }
+
+  public static Router router(io.vertx.core.Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness) {
+    Router router = Router.router(vertx);
+    router.route().handler(ctx -> timeRequest(ctx, registry));
+    router.get("/health/live").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "UP")));
+    router.get("/health/ready").handler(ctx -> ready(ctx, readiness));
+    router.get("/metrics").handler(ctx -> ctx.response()
+        .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        .end(registry.scrape()));
+    // a body over HTTP_MAX_BODY_BYTES (BodyHandler) and unparsable requests answer in JSON like the rest
+    router.errorHandler(413, ctx -> error(ctx, 413, "body_too_large", "request body is too large"));
+    router.errorHandler(400, ctx -> error(ctx, 400, "bad_request", "malformed request"));
+    router.errorHandler(404, ctx -> error(ctx, 404, "not_found", "no such resource"));
+    router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed", "method not allowed on this resource"));
+    router.errorHandler(500, ctx -> {
+      LOG.error("unhandled failure on {} {}", ctx.request().method(), ctx.request().path(), ctx.failure());
+      error(ctx, 500, "internal_error", "internal error");
+    });
+    return router;
+  }
+
+  private static void timeRequest(RoutingContext ctx, MeterRegistry registry) {
+    long start = System.nanoTime();
+    ctx.addBodyEndHandler(v -> {
+      Route route = ctx.currentRoute();
+      // the template, never the raw path: ids in labels would explode the series count
+      String template = route == null || route.getPath() == null ? "unmatched" : route.getPath();
+      Timer.builder("newsfeed.http.server.requests")
+          .tag("route", template)
+          .tag("method", ctx.request().method().name())
+          .tag("status", Integer.toString(ctx.response().getStatusCode()))
+          .register(registry)
+          .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    });
+    ctx.next();
+  }
+
+  private static void ready(RoutingContext ctx, List<Check> checks) {
+    List<Future<Void>> results = new ArrayList<>();
+    for (Check c : checks) {
+      Future<Void> f;
+      try {
+        f = c.probe().get();
+      } catch (RuntimeException e) {
+        f = Future.failedFuture(e);
+      }
+      results.add(f.timeout(CHECK_TIMEOUT_MS, TimeUnit.MILLISECONDS));
+    }
+    Future.join(results).onComplete(ar -> {
+      Map<String, Object> status = new LinkedHashMap<>();
+      boolean up = true;
+      for (int i = 0; i < checks.size(); i++) {
+        Future<Void> f = results.get(i);
+        up &= f.succeeded();
+        status.put(checks.get(i).name(), f.succeeded() ? "UP" : "DOWN: " + f.cause().getMessage());
+      }
+      json(ctx, up ? 200 : 503, new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", new JsonObject(status)));
+    });
+  }
+
+  public static void error(RoutingContext ctx, int status, String code, String message) {
+    json(ctx, status, new JsonObject().put("error", code).put("message", message).put("status", status));
+  }
+
+  private static void json(RoutingContext ctx, int status, JsonObject body) {
+    if (!ctx.response().ended()) {
+      ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(body.encode());
+    }
+  }
+}

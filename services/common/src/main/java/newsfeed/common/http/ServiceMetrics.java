@@ -1,0 +1,56 @@
+package newsfeed.common.http;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.time.Duration;
+
+/**
+ * The Prometheus registry of a service: common tag `service`, and every `newsfeed.*` timer a histogram with the
+ * buckets of docs/contracts.md so quantiles of all services are comparable.
+ */
+public final class ServiceMetrics {
+  static final double[] BUCKET_SECONDS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+
+  private ServiceMetrics() {
+  }
+
+  public static PrometheusMeterRegistry create(String service) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().commonTags("service", service);
+    registry.config().meterFilter(new MeterFilter() {
+      @Override
+      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+        if (id.getType() != Meter.Type.TIMER || !id.getName().startsWith("newsfeed.")) {
+          return config;
+        }
+        double[] nanos = new double[BUCKET_SECONDS.length];
+        for (int i = 0; i < nanos.length; i++) {
+          nanos[i] = BUCKET_SECONDS[i] * 1e9;
+        }
+        return DistributionStatisticConfig.builder()
+            .percentilesHistogram(false)
+            .serviceLevelObjectives(nanos)
+            .expiry(Duration.ofMinutes(2))
+            .build()
+            .merge(config);
+      }
+    });
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    return registry;
+  }
+}

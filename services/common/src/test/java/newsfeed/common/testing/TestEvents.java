@@ -1,0 +1,83 @@
+package newsfeed.common.testing;
+
+import io.vertx.core.json.JsonObject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/** Real Kafka for tests: a topic of its own per test class, and events in the contract's shape. */
+public final class TestEvents implements AutoCloseable {
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final long UUID_EPOCH_OFFSET = 0x01B21DD213814000L;
+
+  private final String bootstrap;
+  private final KafkaProducer<String, String> producer;
+
+  public TestEvents(String bootstrap) {
+    this.bootstrap = bootstrap;
+    this.producer = new KafkaProducer<>(Map.of("bootstrap.servers", bootstrap, "acks", "all"),
+        new StringSerializer(), new StringSerializer());
+  }
+
+  /** Creates a fresh topic so the consumer under test reads only this test's events. */
+  public String createTopic(String prefix, int partitions) throws Exception {
+    String topic = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+    return topic;
+  }
+
+  public void deleteTopic(String topic) throws Exception {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Publishes one "outbound posted" event, keyed by the poster like outbound does, and waits for the ack. */
+  public void publish(String topic, UUID eventId, long participantId, String subject, String story) throws Exception {
+    publishRaw(topic, Long.toString(participantId), json(eventId, participantId, subject, story).encode());
+  }
+
+  public void publishRaw(String topic, String key, String value) throws Exception {
+    producer.send(new ProducerRecord<>(topic, key, value)).get(30, TimeUnit.SECONDS);
+  }
+
+  public static JsonObject json(UUID eventId, long participantId, String subject, String story) {
+    long millis = (eventId.timestamp() - UUID_EPOCH_OFFSET) / 10_000;
+    return new JsonObject().put("eventId", eventId.toString()).put("participantId", participantId)
+        .put("from", "/participant/" + participantId).put("occurred", Instant.ofEpochMilli(millis).toString())
+        .put("subject", subject).put("story", story).put("postedAtMillis", System.currentTimeMillis());
+  }
+
+  /** A version-1 UUID for "now" with a random node, like Cassandra's now(). */
+  public static UUID timeUuid() {
+    long ts = System.currentTimeMillis() * 10_000 + UUID_EPOCH_OFFSET + RANDOM.nextInt(10_000);
+    long msb = (ts << 32) | ((ts >>> 16) & 0xFFFF0000L) | 0x1000L | ((ts >>> 48) & 0x0FFFL);
+    long lsb = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+    return new UUID(msb, lsb);
+  }
+
+  /** A random word that appears in no other test's posts. */
+  public static String uniqueWord() {
+    return "zq" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  public static long randomParticipantId() {
+    return 1_000_000_000L + (RANDOM.nextLong() & 0xFFFFFFFFL);
+  }
+
+  @Override
+  public void close() {
+    producer.close();
+  }
+}
