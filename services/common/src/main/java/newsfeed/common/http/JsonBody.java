@@ -1,0 +1,79 @@
+package newsfeed.common.http;
+
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import newsfeed.common.ApiError;
+import newsfeed.common.Links;
+
+/**
+ * Validation of POST bodies: a JSON object with typed fields, else an {@link ApiError} 400 naming the field. The
+ * body must have been read by a BodyHandler (whose limit, HTTP_MAX_BODY_BYTES, answers 413 before we get here).
+ */
+public final class JsonBody {
+  private JsonBody() {
+  }
+
+  /** The body as a JSON object: 400 invalid_json when it is empty, not JSON, or not an object. */
+  public static JsonObject object(RoutingContext ctx) {
+    String text = ctx.body() == null ? null : ctx.body().asString();
+    if (text == null || text.isBlank()) {
+      throw new ApiError(400, "invalid_json", "request body must be a JSON object");
+    }
+    Object parsed;
+    try {
+      parsed = io.vertx.core.json.Json.decodeValue(text);
+    } catch (DecodeException e) {
+      throw new ApiError(400, "invalid_json", "request body is not valid JSON");
+    }
+    if (!(parsed instanceof JsonObject object)) {
+      throw new ApiError(400, "invalid_json", "request body must be a JSON object");
+    }
+    return object;
+  }
+
+  /** A required string of 1..maxLength characters (after trimming for the emptiness check). */
+  public static String requiredString(JsonObject body, String field, int maxLength) {
+    String s = optionalString(body, field, maxLength);
+    if (s == null || s.isBlank()) {
+      throw new ApiError(400, "missing_field", field + " is required");
+    }
+    return s;
+  }
+
+  /** An optional string of at most maxLength characters; null when absent. */
+  public static String optionalString(JsonObject body, String field, int maxLength) {
+    Object v = body.getValue(field);
+    if (v == null) {
+      return null;
+    }
+    if (!(v instanceof String s)) {
+      throw new ApiError(400, "invalid_field", field + " must be a string");
+    }
+    if (s.length() > maxLength) {
+      throw new ApiError(400, "invalid_field", field + " must be at most " + maxLength + " characters");
+    }
+    return s;
+  }
+
+  /** A participant link ("/participant/42", or a bare positive id) in a field; null when absent. */
+  public static Long optionalParticipant(JsonObject body, String field) {
+    Object v = body.getValue(field);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Links.participantId(v);
+    } catch (IllegalStateException e) {
+      throw new ApiError(400, "invalid_field", field + " must be a participant link like /participant/42");
+    }
+  }
+
+  public static long requiredParticipant(JsonObject body, String field) {
+    Long id = optionalParticipant(body, field);
+    if (id == null) {
+      throw new ApiError(400, "missing_field", field + " is required");
+    }
+    return id;
+  }
+}
