@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Local gateway (nginx) exposing the classic single API by path in front of the four local services,
-# as the chart's Ingress/HTTPRoute does in a cluster. Usage: ci/gateway.sh start|stop|status
+# as the chart's Ingress/HTTPRoute does in a cluster, balancing over every instance of a service (round robin).
+# Usage: ci/gateway.sh start|stop|reload|status   (reload: after SERVICE_INSTANCES changed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUN=${NEWSFEED_RUN:-$PWD/.run}/gateway
@@ -8,14 +9,17 @@ OFFSET=${NEWSFEED_PORT_OFFSET:-0}
 PORT=$((18080 + OFFSET))
 NGINX=${NGINX:-/usr/sbin/nginx}
 
+# "server 127.0.0.1:P;" for every instance of a service (SERVICE_INSTANCES, as ci/services.sh starts them)
+servers() { bash ci/services.sh ports "$1" | sed 's/.*/server 127.0.0.1:&;/' | tr '\n' ' '; }
+
 running() { [ -f "$RUN/nginx.pid" ] && kill -0 "$(cat "$RUN/nginx.pid")" 2>/dev/null; }
 
 start() {
   if running; then echo "gateway already running on 127.0.0.1:$PORT"; return; fi
   mkdir -p "$RUN/tmp"
   sed -e "s#@RUN@#$RUN#g" -e "s#@GATEWAY_PORT@#$PORT#g" \
-      -e "s#@SOCIAL_GRAPH_PORT@#$((18081 + OFFSET))#g" -e "s#@OUTBOUND_PORT@#$((18082 + OFFSET))#g" \
-      -e "s#@INBOUND_PORT@#$((18083 + OFFSET))#g" -e "s#@SEARCH_PORT@#$((18084 + OFFSET))#g" \
+      -e "s#@SOCIAL_GRAPH_SERVERS@#$(servers social-graph)#g" -e "s#@OUTBOUND_SERVERS@#$(servers outbound)#g" \
+      -e "s#@INBOUND_SERVERS@#$(servers inbound)#g" -e "s#@SEARCH_SERVERS@#$(servers search)#g" \
       ci/gateway/nginx.conf.template > "$RUN/nginx.conf"
   "$NGINX" -t -q -c "$RUN/nginx.conf" -e "$RUN/error.log"
   "$NGINX" -c "$RUN/nginx.conf" -e "$RUN/error.log"
@@ -34,6 +38,7 @@ stop() {
 
 case "${1:-}" in
   start) start ;; stop) stop ;;
+  reload) if running; then stop; fi; start ;;
   status) if running; then echo "gateway running on 127.0.0.1:$PORT"; else echo "gateway not running"; fi ;;
-  *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|reload|status" >&2; exit 2 ;;
 esac

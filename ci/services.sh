@@ -6,6 +6,7 @@
 #   stop      SIGTERM every instance (graceful: drain HTTP, commit consumers), KILL after a timeout
 #   status    table of the instances; exit 3 when one is not running
 #   urls      print SOCIAL_GRAPH_URL=... OUTBOUND_URL=... INBOUND_URL=... SEARCH_URL=... (first instances)
+#   ports SVC print the port of every instance of a service, one a line (the gateway balances over them)
 #   kill      kill -9 one instance, e.g. `kill inbound-2` (fault tests)
 #   restart   stop and start one instance, e.g. `restart outbound-1`
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/services), NEWSFEED_PORT_OFFSET,
@@ -163,10 +164,13 @@ case ${1:-} in
     echo "OUTBOUND_URL=http://127.0.0.1:$(base_port outbound)"
     echo "INBOUND_URL=http://127.0.0.1:$(base_port inbound)"
     echo "SEARCH_URL=http://127.0.0.1:$(base_port search)" ;;
+  ports)
+    base_port "${2:-}" >/dev/null
+    for ((i = 1; i <= $(instances_of "$2"); i++)); do instance_port "$2-$i"; done ;;
   kill)
     check_instance "${2:-}"
     pid=$(instance_pid "$2") || die "$2 is not running"
     kill -KILL "$pid"; while alive "$pid"; do sleep 0.1; done; rm -f "$(pid_path "$2")"; log "$2 killed (pid $pid)" ;;
   restart) check_instance "${2:-}"; stop_instance "$2"; start_instance "$2"; wait_ready "$2" ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

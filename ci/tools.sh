@@ -37,13 +37,15 @@ apt_packages() {
   command -v jq >/dev/null || missing+=(jq)
   command -v curl >/dev/null || missing+=(curl)
   command -v openssl >/dev/null || missing+=(openssl)
+  [ -x /usr/sbin/nginx ] || missing+=(nginx-light)            # the local gateway (ci/gateway.sh)
+  python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)   # the report's matplotlib venv
   if [ ${#missing[@]} -gt 0 ]; then
     log "apt-get install ${missing[*]}"
     local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
     $sudo apt-get update -qq
     # the Debian packages start their own services: we only want the binaries
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-    for svc in redis-server etcd; do $sudo service "$svc" stop >/dev/null 2>&1 || true; done
+    for svc in redis-server etcd nginx; do $sudo service "$svc" stop >/dev/null 2>&1 || true; done
   fi
   ln -sfn /usr/bin/etcd "$BIN/etcd"
 }
