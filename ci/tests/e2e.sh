@@ -28,7 +28,8 @@ cleanup() {
 trap cleanup EXIT
 
 system_up
-run_maven "end-to-end tests" services/e2e/target/failsafe-reports -- -f services/e2e/pom.xml verify
+run_maven "end-to-end tests" services/e2e/target/surefire-reports services/e2e/target/failsafe-reports -- \
+  -f services/e2e/pom.xml verify
 
 echo "e2e: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,210 @@
+package newsfeed.e2e;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import static newsfeed.e2e.OpenApiCheck.call;
+import static newsfeed.e2e.OpenApiCheck.url;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * docs/openapi.yaml against the four running services: every operation, its success and its error answers,
+ * is sent for real and checked by {@link OpenApiCheck}. Each test needs only the services it talks to (URLs
+ * SOCIAL_GRAPH_URL, OUTBOUND_URL, INBOUND_URL, SEARCH_URL from ci/tests/e2e.sh).
+ */
+class OpenApiConformanceIT {
+  private static final SecureRandom RANDOM = new SecureRandom();
+  private static final long UNKNOWN_ID = Long.MAX_VALUE - 13;
+  private static OpenApiCheck check;
+
+  @BeforeAll
+  static void load() {
+    check = new OpenApiCheck();
+  }
+
+  @AfterAll
+  static void close() {
+    check.close();
+  }
+
+  private static String word() {
+    return "oa" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  @Test
+  void socialGraph() {
+    String sg = url("SOCIAL_GRAPH_URL");
+    HttpResponse<Buffer> created = check.send(sg, call("createParticipant").json(new JsonObject().put("name", "Ada")));
+    assertEquals(201, created.statusCode());
+    long ada = created.bodyAsJsonObject().getLong("id");
+    assertEquals("/participant/" + ada, created.getHeader("Location"));
+    long bob = check.send(sg, call("createParticipant").json(new JsonObject().put("name", "Bob")))
+        .bodyAsJsonObject().getLong("id");
+    long cy = check.send(sg, call("createParticipant").json(new JsonObject().put("name", "Cy")))
+        .bodyAsJsonObject().getLong("id");
+    for (String bad : List.of("", "not json", "[]", "{}", "{\"name\":\"\"}", "{\"name\":7}",
+        new JsonObject().put("name", "n".repeat(201)).encode())) {
+      assertEquals(400, check.send(sg, call("createParticipant").raw(bad)).statusCode(), bad);
+    }
+    assertEquals(413, check.send(sg, call("createParticipant").json(new JsonObject().put("name", "x".repeat(70_000))))
+        .statusCode());
+
+    assertEquals(200, check.send(sg, call("getParticipant").id(ada)).statusCode());
+    assertEquals(404, check.send(sg, call("getParticipant").id(UNKNOWN_ID)).statusCode());
+    for (String id : List.of("abc", "0", "-1", "9223372036854775808")) {
+      assertEquals(400, check.send(sg, call("getParticipant").id(id)).statusCode(), id);
+    }
+
+    assertEquals(201, check.send(sg, call("befriend").id(ada)
+        .json(new JsonObject().put("from", "/participant/" + ada).put("to", "/participant/" + bob))).statusCode());
+    assertEquals(200, check.send(sg, call("befriend").id(bob).json(new JsonObject().put("to", ada))).statusCode(),
+        "an existing friendship is 200");
+    assertEquals(201, check.send(sg, call("befriend").id(ada).json(new JsonObject().put("to", "/participant/" + cy)))
+        .statusCode());
+    assertEquals(404, check.send(sg, call("befriend").id(ada).json(new JsonObject().put("to", UNKNOWN_ID)))
+        .statusCode());
+    for (String bad : List.of("{}", "{\"to\":\"/person/1\"}", "{\"to\":0}", "{\"to\":[1]}", "not json",
+        "{\"to\":\"/participant/" + ada + "\"}", "{\"from\":\"/participant/" + bob + "\",\"to\":" + cy + "}")) {
+      assertEquals(400, check.send(sg, call("befriend").id(ada).raw(bad)).statusCode(), bad);
+    }
+
+    HttpResponse<Buffer> all = check.send(sg, call("getFriends").id(ada));
+    assertEquals(2, all.bodyAsJsonArray().size());
+    HttpResponse<Buffer> first = check.send(sg, call("getFriends").id(ada).query("limit", 1));
+    String cursor = first.getHeader("X-Next-Cursor");
+    assertNotNull(cursor, "a next page");
+    HttpResponse<Buffer> second = check.send(sg, call("getFriends").id(ada).query("limit", 1).query("cursor", cursor));
+    assertEquals(1, second.bodyAsJsonArray().size());
+    assertEquals(404, check.send(sg, call("getFriends").id(UNKNOWN_ID)).statusCode());
+    for (String[] q : new String[][] {{"limit", "0"}, {"limit", "x"}, {"limit", "10001"}, {"cursor", "nope"}}) {
+      assertEquals(400, check.send(sg, call("getFriends").id(ada).query(q[0], q[1])).statusCode(), q[0] + "=" + q[1]);
+    }
+    assertEquals(400, check.send(sg, call("getFriends").id("x")).statusCode());
+    operations(sg);
+  }
+
+  @Test
+  void outbound() {
+    String ob = url("OUTBOUND_URL");
+    long poster = 2_000_000_000L + (RANDOM.nextLong() & 0xFFFFFFFL);
+    for (int i = 0; i < 3; i++) {
+      HttpResponse<Buffer> posted = check.send(ob, call("postOutbound").id(poster).json(new JsonObject()
+          .put("from", "/participant/" + poster).put("subject", "subject " + i).put("story", "story " + i)));
+      assertEquals(201, posted.statusCode());
+    }
+    assertEquals(201, check.send(ob, call("postOutbound").id(poster)
+        .json(new JsonObject().put("from", poster).put("subject", "bare id").put("story", "s"))).statusCode());
+    for (String bad : List.of("", "not json", "[]", "{}", "{\"subject\":\"s\"}", "{\"story\":\"s\"}",
+        "{\"subject\":\"\",\"story\":\"t\"}", "{\"subject\":\" \",\"story\":\"t\"}", "{\"subject\":1,\"story\":\"t\"}",
+        "{\"subject\":\"s\",\"story\":[]}", "{\"from\":\"/person/1\",\"subject\":\"s\",\"story\":\"t\"}",
+        "{\"from\":\"/participant/" + (poster + 1) + "\",\"subject\":\"s\",\"story\":\"t\"}",
+        new JsonObject().put("subject", "s".repeat(501)).put("story", "t").encode(),
+        new JsonObject().put("subject", "s").put("story", "t".repeat(10_001)).encode())) {
+      assertEquals(400, check.send(ob, call("postOutbound").id(poster).raw(bad)).statusCode(), bad);
+    }
+    assertEquals(413, check.send(ob, call("postOutbound").id(poster)
+        .json(new JsonObject().put("subject", "s").put("story", "x".repeat(70_000)))).statusCode());
+    for (String id : List.of("abc", "0", "-1", "9223372036854775808")) {
+      assertEquals(400, check.send(ob, call("postOutbound").id(id)
+          .json(new JsonObject().put("subject", "s").put("story", "t"))).statusCode(), id);
+      assertEquals(400, check.send(ob, call("getOutbound").id(id)).statusCode(), id);
+    }
+
+    HttpResponse<Buffer> page1 = check.send(ob, call("getOutbound").id(poster).query("limit", 3));
+    assertEquals(3, page1.bodyAsJsonArray().size());
+    String cursor = page1.getHeader("X-Next-Cursor");
+    assertNotNull(cursor);
+    HttpResponse<Buffer> page2 = check.send(ob, call("getOutbound").id(poster).query("limit", 3).query("cursor", cursor));
+    assertEquals(1, page2.bodyAsJsonArray().size());
+    assertNull(page2.getHeader("X-Next-Cursor"));
+    assertEquals(new JsonArray(), check.send(ob, call("getOutbound").id(UNKNOWN_ID)).bodyAsJsonArray());
+    for (String[] q : new String[][] {{"limit", "0"}, {"limit", "101"}, {"limit", "x"}, {"cursor", "nope"}}) {
+      assertEquals(400, check.send(ob, call("getOutbound").id(poster).query(q[0], q[1])).statusCode(), q[0] + "=" + q[1]);
+    }
+    operations(ob);
+  }
+
+  @Test
+  void inboundAndSearch() throws Exception {
+    String sg = url("SOCIAL_GRAPH_URL");
+    String ob = url("OUTBOUND_URL");
+    String ib = url("INBOUND_URL");
+    String search = url("SEARCH_URL");
+    long poster = check.send(sg, call("createParticipant").json(new JsonObject().put("name", "poster")))
+        .bodyAsJsonObject().getLong("id");
+    long reader = check.send(sg, call("createParticipant").json(new JsonObject().put("name", "reader")))
+        .bodyAsJsonObject().getLong("id");
+    check.send(sg, call("befriend").id(reader).json(new JsonObject().put("to", poster)));
+    assertEquals(new JsonArray(), check.send(ib, call("getInbound").id(reader)).bodyAsJsonArray(), "nothing yet");
+    String word = word();
+    for (int i = 0; i < 2; i++) {
+      check.send(ob, call("postOutbound").id(poster)
+          .json(new JsonObject().put("subject", "hello " + word).put("story", "story " + i + " " + word)));
+    }
+
+    eventually(() -> check.send(ib, call("getInbound").id(reader)).bodyAsJsonArray(), a -> a.size() == 2);
+    HttpResponse<Buffer> page1 = check.send(ib, call("getInbound").id(reader).query("limit", 1));
+    String cursor = page1.getHeader("X-Next-Cursor");
+    assertNotNull(cursor);
+    HttpResponse<Buffer> page2 = check.send(ib, call("getInbound").id(reader).query("limit", 1).query("cursor", cursor));
+    assertEquals(1, page2.bodyAsJsonArray().size());
+    assertEquals(404, check.send(ib, call("getInbound").id(UNKNOWN_ID)).statusCode());
+    for (String[] q : new String[][] {{"limit", "0"}, {"limit", "101"}, {"cursor", "nope"}}) {
+      assertEquals(400, check.send(ib, call("getInbound").id(reader).query(q[0], q[1])).statusCode(), q[0] + "=" + q[1]);
+    }
+    assertEquals(400, check.send(ib, call("getInbound").id("abc")).statusCode());
+    operations(ib);
+
+    JsonArray senders = eventually(() -> check.send(search, call("searchOutbound").query("keywords", word))
+        .bodyAsJsonArray(), a -> !a.isEmpty());
+    assertEquals(new JsonArray().add("/participant/" + poster), senders);
+    assertEquals(2, check.send(search, call("searchOutbound").query("keywords", word).query("posts", true))
+        .bodyAsJsonArray().size());
+    assertEquals(1, check.send(search, call("searchOutbound").query("keywords", word).query("posts", true)
+        .query("limit", 1)).bodyAsJsonArray().size());
+    assertEquals(new JsonArray(), check.send(search, call("searchOutbound").query("keywords", word())
+        .query("posts", false)).bodyAsJsonArray());
+    assertEquals(400, check.send(search, call("searchOutbound")).statusCode(), "keywords missing");
+    for (String[] q : new String[][] {{"keywords", ""}, {"keywords", "   "}, {"keywords", "k".repeat(201)}}) {
+      assertEquals(400, check.send(search, call("searchOutbound").query(q[0], q[1])).statusCode(), q[1]);
+    }
+    for (String[] q : new String[][] {{"limit", "0"}, {"limit", "101"}, {"posts", "maybe"}}) {
+      assertEquals(400, check.send(search, call("searchOutbound").query("keywords", word).query(q[0], q[1]))
+          .statusCode(), q[0] + "=" + q[1]);
+    }
+    operations(search);
+  }
+
+  /** /health/live, /health/ready and /metrics of one service. */
+  private static void operations(String base) {
+    assertEquals(200, check.send(base, call("live")).statusCode(), base);
+    assertEquals(200, check.send(base, call("ready")).statusCode(), base);
+    HttpResponse<Buffer> metrics = check.send(base, call("metrics"));
+    assertEquals(200, metrics.statusCode());
+    assertTrue(metrics.bodyAsString().contains("newsfeed_http_server_requests_seconds"), base);
+  }
+
+  private static <T> T eventually(Supplier<T> probe, Predicate<T> done) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 30_000;
+    T last = probe.get();
+    while (!done.test(last) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(250);
+      last = probe.get();
+    }
+    assertTrue(done.test(last), "not reached within 30 s, last value: " + last);
+    return last;
+  }
+}

@@ -1,0 +1,94 @@
+package newsfeed.outbound;
+
+import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.metrics.StoreTimers;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.kafka.admin.KafkaAdminClient;
+import io.vertx.kafka.client.producer.KafkaProducer;
+import io.vertx.kafka.client.producer.KafkaProducerRecord;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Publishes "outbound posted" events (docs/contracts.md), keyed by the poster so one participant's posts stay
+ * in order on one partition. The producer waits for every in-sync replica (acks=all) and is idempotent, so its
+ * own retries never duplicate; every wait is bounded, so a send fails within {@link #WORST_CASE_MS} when the
+ * broker is away instead of holding the request.
+ */
+public final class EventPublisher {
+  static final int MAX_BLOCK_MS = 3_000;        // waiting for metadata (an unreachable broker) or buffer space
+  static final int REQUEST_TIMEOUT_MS = 3_000;  // one produce request
+  static final int LINGER_MS = 5;
+  static final int DELIVERY_TIMEOUT_MS = 6_000; // the whole send, retries included (>= linger + request timeout)
+  static final int WORST_CASE_MS = MAX_BLOCK_MS + DELIVERY_TIMEOUT_MS;
+
+  private final KafkaProducer<String, String> producer;
+  private final KafkaAdminClient admin;
+  private final String topic;
+  private final Timer produceOk;
+  private final Timer produceError;
+  private final Counter produced;
+  private final Counter failed;
+
+  public EventPublisher(Vertx vertx, String bootstrapServers, String topic, MeterRegistry registry) {
+    this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers));
+    this.admin = KafkaAdminClient.create(vertx, adminConfig(bootstrapServers));
+    this.topic = topic;
+    this.produceOk = StoreTimers.timer(registry, "kafka", "produce", "success");
+    this.produceError = StoreTimers.timer(registry, "kafka", "produce", "error");
+    this.produced = Counter.builder("newsfeed.events").tag("event", "produced").register(registry);
+    this.failed = Counter.builder("newsfeed.events").tag("event", "failed").register(registry);
+  }
+
+  /** Completes once the broker acknowledged the event on all in-sync replicas. */
+  public Future<Void> publish(OutboundPostedEvent event) {
+    KafkaProducerRecord<String, String> record = KafkaProducerRecord.create(topic,
+        Long.toString(event.participantId()), event.toJson().encode());
+    return StoreTimers.time(() -> producer.send(record), produceOk, produceError)
+        .andThen(ar -> (ar.succeeded() ? produced : failed).increment())
+        .mapEmpty();
+  }
+
+  /** Readiness: the broker answers within the timeout. */
+  public Future<Void> checkBroker(long timeoutMs) {
+    return admin.describeCluster().timeout(timeoutMs, TimeUnit.MILLISECONDS).mapEmpty();
+  }
+
+  /** Sends what is still buffered (bounded by the delivery timeout), then closes producer and admin client. */
+  public Future<Void> close() {
+    return producer.flush()
+        .transform(ar -> producer.close(DELIVERY_TIMEOUT_MS))
+        .transform(ar -> admin.close(2_000));
+  }
+
+  static Map<String, String> producerConfig(String bootstrapServers) {
+    Map<String, String> c = new HashMap<>();
+    c.put("bootstrap.servers", bootstrapServers);
+    c.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
+    c.put("value.serializer", "org.apache.kafka.common.serialization.StringSerializer");
+    c.put("acks", "all");                     // acknowledged only once every in-sync replica has it
+    c.put("enable.idempotence", "true");      // producer retries never write an event twice
+    c.put("max.in.flight.requests.per.connection", "5");  // the idempotence limit; order per partition kept
+    c.put("max.block.ms", Integer.toString(MAX_BLOCK_MS));
+    c.put("request.timeout.ms", Integer.toString(REQUEST_TIMEOUT_MS));
+    c.put("delivery.timeout.ms", Integer.toString(DELIVERY_TIMEOUT_MS));
+    c.put("linger.ms", Integer.toString(LINGER_MS));
+    c.put("client.id", "newsfeed-outbound-" + ProcessHandle.current().pid());
+    return c;
+  }
+
+  static Map<String, String> adminConfig(String bootstrapServers) {
+    Map<String, String> c = new HashMap<>();
+    c.put("bootstrap.servers", bootstrapServers);
+    c.put("request.timeout.ms", "5000");
+    c.put("default.api.timeout.ms", "10000");
+    return c;
+  }
+}

@@ -1,0 +1,25 @@
+package newsfeed.outbound;
+
+import newsfeed.common.Env;
+import newsfeed.common.cassandra.CassandraConfig;
+
+import java.time.Duration;
+import java.util.Map;
+
+/** Everything outbound reads from its environment (docs/contracts.md), parsed once at start. */
+public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
+                             CassandraConfig cassandra, String kafkaBootstrapServers, String kafkaTopic) {
+
+  public static OutboundConfig fromEnv(Map<String, String> env) {
+    Env e = new Env(env);
+    return new OutboundConfig(
+        e.string("HTTP_HOST", "0.0.0.0"),
+        e.integer("HTTP_PORT", 8080, 1, 65535),
+        Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
+        // a post of the longest subject and story must fit, even with every character escaped
+        e.integer("HTTP_MAX_BODY_BYTES", 65536, 1024, 16 * 1024 * 1024),
+        CassandraConfig.fromEnv(e),
+        e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
+        e.string("KAFKA_TOPIC", "outbound-posted"));
+  }
+}

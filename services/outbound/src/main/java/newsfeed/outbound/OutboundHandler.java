@@ -1,0 +1,143 @@
+package newsfeed.outbound;
+
+import newsfeed.common.ApiError;
+import newsfeed.common.FeedCursor;
+import newsfeed.common.Params;
+import newsfeed.common.http.JsonBody;
+
+import com.datastax.oss.driver.api.core.uuid.Uuids;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonArray;
+import io.vertx.ext.web.RoutingContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * `POST /participant/:id/outbound`: store the post in Cassandra, then publish its event; 201 only after both.
+ * When the event cannot be published the row is deleted again (compensation, see README.md) and the answer is
+ * 503, so a post is never visible in the outbound feed without being on its way to friends and search.
+ * `GET /participant/:id/outbound?limit=&cursor=`: the participant's own posts, newest first, as a plain JSON array
+ * of {from,occurred,subject,story}; `X-Next-Cursor` is set when there is a next page.
+ */
+public final class OutboundHandler {
+  private static final Logger LOG = LoggerFactory.getLogger(OutboundHandler.class);
+  static final int DEFAULT_LIMIT = 20;
+  static final int MAX_LIMIT = 100;
+  static final int COMPENSATION_ATTEMPTS = 3;
+  static final long COMPENSATION_BACKOFF_MS = 250;
+
+  private final Vertx vertx;
+  private final OutboundRepository repository;
+  private final EventPublisher publisher;
+  private final Timer postOk;
+  private final Timer postError;
+  private final Timer loadOk;
+  private final Timer loadError;
+
+  public OutboundHandler(Vertx vertx, OutboundRepository repository, EventPublisher publisher,
+                         MeterRegistry registry) {
+    this.vertx = vertx;
+    this.repository = repository;
+    this.publisher = publisher;
+    this.postOk = operation(registry, "post", "success");
+    this.postError = operation(registry, "post", "error");
+    this.loadOk = operation(registry, "load", "success");
+    this.loadError = operation(registry, "load", "error");
+  }
+
+  private static Timer operation(MeterRegistry registry, String operation, String outcome) {
+    return Timer.builder("newsfeed.operation")
+        .tag("entity", "outbound").tag("operation", operation).tag("outcome", outcome)
+        .register(registry);
+  }
+
+  public void post(RoutingContext ctx) {
+    PostRequest request;
+    try {
+      request = PostRequest.parse(Params.participantId(ctx.pathParam("id")), JsonBody.object(ctx));
+    } catch (ApiError e) {
+      e.send(ctx);
+      return;
+    }
+    OutboundItem item = new OutboundItem(request.participantId(), Uuids.timeBased(), request.subject(),
+        request.story());
+    long start = System.nanoTime();
+    repository.insert(item)
+        .recover(err -> Future.failedFuture(ApiError.from(err, "cassandra")))
+        .compose(v -> publisher.publish(item.event())
+            .recover(err -> compensate(item, err).transform(ar -> Future.failedFuture(ApiError.from(err, "kafka")))))
+        .andThen(ar -> (ar.succeeded() ? postOk : postError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+        .onSuccess(v -> ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
+            .end(item.toJson().encode()))
+        .onFailure(err -> ApiError.from(err, "store").send(ctx));
+  }
+
+  /**
+   * The event is not out, so the row must go: retried a few times; if Cassandra fails as well the post stays
+   * visible without fan-out, which is logged with its key for an operator (both stores failing at once).
+   */
+  private Future<Void> compensate(OutboundItem item, Throwable publishError) {
+    LOG.warn("event of post {}/{} not published, deleting the row: {}", item.participantId(), item.occurred(),
+        publishError.toString());
+    return deleteWithRetry(item, 1).onFailure(err -> LOG.error(
+        "post {}/{} is stored but its event was not published and the row could not be deleted: {}",
+        item.participantId(), item.occurred(), err.toString()));
+  }
+
+  private Future<Void> deleteWithRetry(OutboundItem item, int attempt) {
+    return repository.delete(item.participantId(), item.occurred()).recover(err -> {
+      if (attempt >= COMPENSATION_ATTEMPTS) {
+        return Future.failedFuture(err);
+      }
+      Promise<Void> retried = Promise.promise();
+      vertx.setTimer(COMPENSATION_BACKOFF_MS * attempt, t -> deleteWithRetry(item, attempt + 1).onComplete(retried));
+      return retried.future();
+    });
+  }
+
+  public void get(RoutingContext ctx) {
+    long id;
+    int limit;
+    UUID before;
+    try {
+      id = Params.participantId(ctx.pathParam("id"));
+      limit = Params.limit(ctx.queryParams().get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
+      String cursor = ctx.queryParams().get("cursor");
+      before = cursor == null || cursor.isEmpty() ? null : decodeCursor(cursor);
+    } catch (ApiError e) {
+      e.send(ctx);
+      return;
+    }
+    long start = System.nanoTime();
+    // one row more than asked tells whether a next page exists
+    repository.page(id, before, limit + 1)
+        .andThen(ar -> (ar.succeeded() ? loadOk : loadError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+        .onSuccess(rows -> respond(ctx, rows, limit))
+        .onFailure(err -> ApiError.from(err, "cassandra").send(ctx));
+  }
+
+  private static UUID decodeCursor(String cursor) {
+    try {
+      return FeedCursor.decode(cursor);
+    } catch (IllegalArgumentException e) {
+      throw new ApiError(400, "invalid_cursor", "cursor must be a value of a previous X-Next-Cursor header");
+    }
+  }
+
+  private static void respond(RoutingContext ctx, List<OutboundItem> rows, int limit) {
+    JsonArray body = new JsonArray();
+    rows.stream().limit(limit).forEach(r -> body.add(r.toJson()));
+    if (rows.size() > limit) {
+      ctx.response().putHeader("X-Next-Cursor", FeedCursor.encode(rows.get(limit - 1).occurred()));
+    }
+    ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
+  }
+}

@@ -1,0 +1,86 @@
+package newsfeed.outbound;
+
+import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.Row;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.cassandra.CassandraClient;
+import io.vertx.core.Future;
+import newsfeed.common.cassandra.LazyStatement;
+import newsfeed.common.metrics.StoreTimers;
+
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Collectors;
+
+/**
+ * The Cassandra table `outbound` (charts/newsfeed/files/schema/cassandra.cql): a partition per participant,
+ * newest post first. Writes and reads use LOCAL_QUORUM so an acknowledged post survives the loss of a replica
+ * and the poster reads their own post back at once.
+ */
+public final class OutboundRepository {
+  private static final String COLUMNS = "participant_id, occurred, subject, story";
+  private static final DefaultConsistencyLevel CONSISTENCY = DefaultConsistencyLevel.LOCAL_QUORUM;
+
+  private final CassandraClient client;
+  private final LazyStatement insert;
+  private final LazyStatement delete;
+  private final LazyStatement firstPage;
+  private final LazyStatement nextPage;
+  private final Timer executeOk;
+  private final Timer executeError;
+  private final Timer deleteOk;
+  private final Timer deleteError;
+  private final Timer queryOk;
+  private final Timer queryError;
+
+  public OutboundRepository(CassandraClient client, MeterRegistry registry) {
+    this.client = client;
+    this.insert = new LazyStatement(client, "INSERT INTO outbound (" + COLUMNS + ") VALUES (?, ?, ?, ?)");
+    this.delete = new LazyStatement(client, "DELETE FROM outbound WHERE participant_id = ? AND occurred = ?");
+    this.firstPage = new LazyStatement(client, "SELECT " + COLUMNS + " FROM outbound WHERE participant_id = ? LIMIT ?");
+    // occurred is the post's unique timeuuid, so it alone is the cursor
+    this.nextPage = new LazyStatement(client,
+        "SELECT " + COLUMNS + " FROM outbound WHERE participant_id = ? AND occurred < ? LIMIT ?");
+    this.executeOk = StoreTimers.timer(registry, "cassandra", "execute", "success");
+    this.executeError = StoreTimers.timer(registry, "cassandra", "execute", "error");
+    this.deleteOk = StoreTimers.timer(registry, "cassandra", "delete", "success");
+    this.deleteError = StoreTimers.timer(registry, "cassandra", "delete", "error");
+    this.queryOk = StoreTimers.timer(registry, "cassandra", "query", "success");
+    this.queryError = StoreTimers.timer(registry, "cassandra", "query", "error");
+  }
+
+  /** Writes the post; idempotent (same key, same values), so the driver may retry it. */
+  public Future<Void> insert(OutboundItem item) {
+    return StoreTimers.time(() -> insert.get().compose(ps -> client.execute(ps.bind(item.participantId(),
+            item.occurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
+        executeOk, executeError).mapEmpty();
+  }
+
+  /** Removes a post whose event could not be published (the compensation of {@link OutboundHandler}). */
+  public Future<Void> delete(long participantId, UUID occurred) {
+    return StoreTimers.time(() -> delete.get().compose(ps -> client.execute(ps.bind(participantId, occurred)
+            .setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
+        deleteOk, deleteError).mapEmpty();
+  }
+
+  /** Newest first; {@code before} (exclusive) continues after the last row of the previous page. */
+  public Future<List<OutboundItem>> page(long participantId, UUID before, int limit) {
+    Future<BoundStatement> statement = before == null
+        ? firstPage.get().map(ps -> ps.bind(participantId, limit))
+        : nextPage.get().map(ps -> ps.bind(participantId, before, limit));
+    return StoreTimers.time(() -> statement.compose(st -> client.execute(st.setConsistencyLevel(CONSISTENCY),
+        Collectors.mapping(OutboundRepository::toItem, Collectors.toList()))), queryOk, queryError);
+  }
+
+  /** Readiness: the cluster answers a trivial query. */
+  public Future<Void> ping() {
+    return client.execute("SELECT release_version FROM system.local").mapEmpty();
+  }
+
+  private static OutboundItem toItem(Row row) {
+    return new OutboundItem(row.getLong("participant_id"), row.getUuid("occurred"), row.getString("subject"),
+        row.getString("story"));
+  }
+}

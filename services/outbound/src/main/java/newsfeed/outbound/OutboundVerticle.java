@@ -1,0 +1,65 @@
+package newsfeed.outbound;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.cassandra.CassandraClient;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.HttpBootstrap.Check;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The outbound service: the HTTP API that stores posts in Cassandra and announces them on Kafka. Both clients
+ * connect lazily, so the service starts (and answers 503) while a store is still coming up.
+ */
+public final class OutboundVerticle extends VerticleBase {
+  private final OutboundConfig config;
+  private final PrometheusMeterRegistry registry;
+  private CassandraClient cassandra;
+  private EventPublisher publisher;
+  private HttpServer server;
+
+  public OutboundVerticle(OutboundConfig config, PrometheusMeterRegistry registry) {
+    this.config = config;
+    this.registry = registry;
+  }
+
+  @Override
+  public Future<?> start() {
+    cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions());
+    OutboundRepository repository = new OutboundRepository(cassandra, registry);
+    publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
+    OutboundHandler outbound = new OutboundHandler(vertx, repository, publisher, registry);
+
+    Router router = HttpBootstrap.router(vertx, registry, List.of(
+        new Check("cassandra", repository::ping),
+        new Check("kafka", () -> publisher.checkBroker(2_000))));
+    router.post("/participant/:id/outbound")
+        .handler(BodyHandler.create(false).setBodyLimit(config.maxBodyBytes()))   // no uploads to the read-only FS
+        .handler(outbound::post);
+    router.get("/participant/:id/outbound").handler(outbound::get);
+
+    // clients like curl label JSON as a form by default: Vert.x then also runs its form decoder over the body, whose
+    // own smaller limits would reject a long story first; set them beyond the body limit (+ one chunk)
+    int formLimit = 2 * config.maxBodyBytes() + 65_536;
+    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort())
+        .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit));
+    return server.requestHandler(router).listen();
+  }
+
+  /** Stop taking requests and drain them, send what the producer still buffers, then close Cassandra. */
+  @Override
+  public Future<?> stop() {
+    Future<Void> drained = server == null ? Future.succeededFuture()
+        : server.shutdown(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
+    return drained
+        .transform(ar -> publisher == null ? Future.succeededFuture() : publisher.close())
+        .transform(ar -> cassandra == null ? Future.succeededFuture() : cassandra.close());
+  }
+}

@@ -1,0 +1,63 @@
+package newsfeed.outbound;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class OutboundConfigTest {
+
+  @Test
+  void defaultsAreTheContractsDefaults() {
+    OutboundConfig c = OutboundConfig.fromEnv(Map.of());
+    assertEquals("0.0.0.0", c.httpHost());
+    assertEquals(8080, c.httpPort());
+    assertEquals(Duration.ofSeconds(20), c.shutdownGrace());
+    assertEquals(65536, c.maxBodyBytes());
+    assertEquals("localhost", c.cassandra().contactPoints().get(0).getHostString());
+    assertEquals(9042, c.cassandra().contactPoints().get(0).getPort());
+    assertEquals("datacenter1", c.cassandra().localDc());
+    assertEquals("newsfeed", c.cassandra().keyspace());
+    assertNull(c.cassandra().username());
+    assertEquals("localhost:9092", c.kafkaBootstrapServers());
+    assertEquals("outbound-posted", c.kafkaTopic());
+  }
+
+  @Test
+  void everyVariableIsRead() {
+    OutboundConfig c = OutboundConfig.fromEnv(Map.ofEntries(Map.entry("HTTP_HOST", "127.0.0.1"),
+        Map.entry("HTTP_PORT", "18082"), Map.entry("SHUTDOWN_GRACE_SECONDS", "3"),
+        Map.entry("HTTP_MAX_BODY_BYTES", "2048"), Map.entry("CASSANDRA_CONTACT_POINTS", "c1:19042,c2:19043"),
+        Map.entry("CASSANDRA_LOCAL_DC", "dc2"), Map.entry("CASSANDRA_KEYSPACE", "ks"),
+        Map.entry("CASSANDRA_USERNAME", "u"), Map.entry("CASSANDRA_PASSWORD", "secret"),
+        Map.entry("KAFKA_BOOTSTRAP_SERVERS", "k1:19092"), Map.entry("KAFKA_TOPIC", "t")));
+    assertEquals("127.0.0.1", c.httpHost());
+    assertEquals(18082, c.httpPort());
+    assertEquals(Duration.ofSeconds(3), c.shutdownGrace());
+    assertEquals(2048, c.maxBodyBytes());
+    assertEquals(2, c.cassandra().contactPoints().size());
+    assertEquals(19043, c.cassandra().contactPoints().get(1).getPort());
+    assertEquals("dc2", c.cassandra().localDc());
+    assertEquals("ks", c.cassandra().keyspace());
+    assertEquals("u", c.cassandra().username());
+    assertEquals("k1:19092", c.kafkaBootstrapServers());
+    assertEquals("t", c.kafkaTopic());
+    assertTrue(!c.toString().contains("secret"), "the password must not be logged: " + c);
+  }
+
+  @Test
+  void malformedValuesNameTheVariable() {
+    for (Map<String, String> env : new Map[] {Map.of("HTTP_PORT", "http"), Map.of("HTTP_PORT", "0"),
+        Map.of("SHUTDOWN_GRACE_SECONDS", "-1"), Map.of("HTTP_MAX_BODY_BYTES", "10"),
+        Map.of("CASSANDRA_CONTACT_POINTS", "nohost")}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OutboundConfig.fromEnv(env));
+      String name = env.keySet().iterator().next();
+      assertTrue(e.getMessage().contains(name), e.getMessage());
+    }
+  }
+}
