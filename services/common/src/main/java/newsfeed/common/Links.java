@@ -11,10 +11,16 @@ public final class Links {
     return PREFIX + id;
   }
 
-  /** Parses a participant link (a bare number is accepted too); throws IllegalStateException otherwise. */
+  /**
+   * Parses a participant link (a bare whole positive number is accepted too); throws IllegalStateException
+   * otherwise. Fractions (42.7), non-positive and out-of-range numbers are rejected, never truncated.
+   */
   public static long participantId(Object link) {
     if (link instanceof Number n) {
-      return n.longValue();
+      if ((n instanceof Integer || n instanceof Long) && n.longValue() > 0) {
+        return n.longValue();
+      }
+      throw new IllegalStateException("not a participant link: " + link);
     }
     if (link instanceof String s) {
       String digits = s.startsWith(PREFIX) ? s.substring(PREFIX.length()) : s;

@@ -9,6 +9,7 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.util.List;
@@ -50,7 +51,7 @@ public final class OutboundVerticle extends VerticleBase {
     int formLimit = 2 * config.maxBodyBytes() + 65_536;
     server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort())
         .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit));
-    return server.requestHandler(router).listen();
+    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen();
   }
 
   /** Stop taking requests and drain them, send what the producer still buffers, then close Cassandra. */

@@ -17,11 +17,6 @@ public record PostRequest(long participantId, String subject, String story) {
 
   /** @throws ApiError 400 naming the offending field. */
   public static PostRequest parse(long participantId, JsonObject body) {
-    Object rawFrom = body.getValue("from");
-    // a bare id must be a whole positive number: JsonBody alone would truncate 42.7 to 42
-    if (rawFrom instanceof Number n && (!(n instanceof Integer || n instanceof Long) || n.longValue() <= 0)) {
-      throw new ApiError(400, "invalid_field", "from must be a participant link like /participant/42");
-    }
     Long from = JsonBody.optionalParticipant(body, "from");
     if (from != null && from != participantId) {
       throw new ApiError(400, "invalid_field",

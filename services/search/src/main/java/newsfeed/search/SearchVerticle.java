@@ -15,6 +15,7 @@ import newsfeed.common.kafka.ConsumerMetrics;
 import newsfeed.common.kafka.KafkaBatchConsumer;
 import newsfeed.common.kafka.KafkaGroupMonitor;
 import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.util.HashMap;
@@ -58,7 +59,7 @@ public final class SearchVerticle extends VerticleBase {
     router.get("/outbound").handler(new SearchHandler(index, registry)::get);
 
     server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()));
-    return server.requestHandler(router).listen()
+    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen()
         .compose(s -> consumer.start())
         .onSuccess(v -> monitor.start());
   }

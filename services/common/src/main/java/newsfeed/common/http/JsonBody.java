@@ -14,8 +14,9 @@ public final class JsonBody {
   private JsonBody() {
   }
 
-  /** The body as a JSON object: 400 invalid_json when it is empty, not JSON, or not an object. */
+  /** The body as a JSON object: 400 invalid_json when it is empty, not UTF-8, not JSON, or not an object. */
   public static JsonObject object(RoutingContext ctx) {
+    Utf8Body.require(ctx);
     String text = ctx.body() == null ? null : ctx.body().asString();
     if (text == null || text.isBlank()) {
       throw new ApiError(400, "invalid_json", "request body must be a JSON object");

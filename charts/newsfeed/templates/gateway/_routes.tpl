@@ -1,0 +1,18 @@
+{{/*
+The classic single API by path (docs/classic-api.md): which service answers which path. Most specific first.
+  /participant/{id}/outbound -> outbound      /participant/{id}/inbound -> inbound
+  /outbound?keywords=...     -> search        /participant, /participant/{id}[/friends] -> social-graph
+*/}}
+{{- define "newsfeed.gateway.routes" -}}
+routes:
+  - service: outbound
+    regex: /participant/[^/]+/outbound
+  - service: inbound
+    regex: /participant/[^/]+/inbound
+  - service: search
+    exact: /outbound
+  - service: social-graph
+    exact: /participant
+  - service: social-graph
+    regex: /participant/[^/]+(/friends)?
+{{- end -}}

@@ -1,0 +1,53 @@
+package newsfeed.socialgraph;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import newsfeed.common.ApiError;
+import newsfeed.common.Links;
+import newsfeed.common.Params;
+import newsfeed.common.http.JsonBody;
+
+/**
+ * `POST /participant` {name} -> 201 {id,name,link} with Location; `GET /participant/:id` -> 200 {id,name,link}.
+ * Classic clients may also send `id` or `link` in the body: they are ignored, the store assigns the id.
+ */
+public final class ParticipantHandler {
+  private final SocialGraph graph;
+  private final OperationTimer store;
+  private final OperationTimer load;
+
+  public ParticipantHandler(SocialGraph graph, MeterRegistry registry) {
+    this.graph = graph;
+    this.store = new OperationTimer(registry, "participant", "store");
+    this.load = new OperationTimer(registry, "participant", "load");
+  }
+
+  public void create(RoutingContext ctx) {
+    String name;
+    try {
+      JsonObject body = JsonBody.object(ctx);
+      name = Input.participantName(body);
+    } catch (ApiError e) {
+      e.send(ctx);
+      return;
+    }
+    store.time(() -> graph.createParticipant(name))
+        .onSuccess(p -> ctx.response().setStatusCode(201).putHeader("Location", Links.participant(p.id()))
+            .putHeader("Content-Type", "application/json").end(p.toJson().encode()))
+        .onFailure(err -> Failures.send(ctx, err));
+  }
+
+  public void get(RoutingContext ctx) {
+    long id;
+    try {
+      id = Params.participantId(ctx.pathParam("id"));
+    } catch (ApiError e) {
+      e.send(ctx);
+      return;
+    }
+    load.time(() -> graph.participant(id))
+        .onSuccess(p -> ctx.response().putHeader("Content-Type", "application/json").end(p.toJson().encode()))
+        .onFailure(err -> Failures.send(ctx, err));
+  }
+}

@@ -1,0 +1,60 @@
+package newsfeed.socialgraph;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import newsfeed.common.metrics.StoreTimers;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Redis as an optional store: every command is timed (newsfeed_store_client_seconds{store="redis"}) and bounded
+ * by REDIS_TIMEOUT_MS, and after a failure Redis is skipped for {@link #BACKOFF_MS} so a dead or black-holed Redis
+ * costs at most one timeout per back-off period instead of one per request.
+ */
+final class RedisStore {
+  static final long BACKOFF_MS = 1_000;
+
+  private final Redis redis;
+  private final MeterRegistry registry;
+  private final long timeoutMs;
+  private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
+  private volatile long skipUntilNanos = System.nanoTime();
+
+  RedisStore(Redis redis, MeterRegistry registry, long timeoutMs) {
+    this.redis = redis;
+    this.registry = registry;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** False while backing off after a failure: callers then do without the cache. */
+  boolean available() {
+    return System.nanoTime() - skipUntilNanos >= 0;
+  }
+
+  Future<Response> send(String operation, Request request) {
+    return call(operation, () -> redis.send(request));
+  }
+
+  Future<List<Response>> batch(String operation, List<Request> requests) {
+    return call(operation, () -> redis.batch(requests));
+  }
+
+  Future<Void> close() {
+    return redis.close();
+  }
+
+  private <T> Future<T> call(String operation, Supplier<Future<T>> command) {
+    Timer[] t = timers.computeIfAbsent(operation, op -> new Timer[] {
+        StoreTimers.timer(registry, "redis", op, "success"), StoreTimers.timer(registry, "redis", op, "error")});
+    return StoreTimers.time(() -> command.get().timeout(timeoutMs, TimeUnit.MILLISECONDS), t[0], t[1])
+        .onFailure(err -> skipUntilNanos = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BACKOFF_MS));
+  }
+}

@@ -1,0 +1,95 @@
+package newsfeed.socialgraph;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.redis.client.Redis;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.PoolOptions;
+import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.HttpBootstrap.Check;
+import newsfeed.common.http.InvalidRequests;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The social-graph service: participants and friendships in PostgreSQL behind a Redis cache-aside.
+ *
+ * <p>Readiness checks PostgreSQL only: Redis is an optimisation the service works without (it then reads from
+ * PostgreSQL and counts newsfeed_cache_errors_total), so a Redis outage must not take the pods out of the
+ * Service's endpoints.
+ */
+public final class SocialGraphVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(SocialGraphVerticle.class);
+  private static final int PG_WAIT_QUEUE = 2_048;
+  private static final int PG_ACQUIRE_TIMEOUT_S = 5;
+
+  private final SocialGraphConfig config;
+  private final PrometheusMeterRegistry registry;
+  private Pool pool;
+  private RedisStore redis;
+  private GraphCache cache;
+  private HttpServer server;
+
+  public SocialGraphVerticle(SocialGraphConfig config, PrometheusMeterRegistry registry) {
+    this.config = config;
+    this.registry = registry;
+  }
+
+  @Override
+  public Future<?> start() {
+    LOG.info("starting with {}", config);
+    pool = PgBuilder.pool()
+        .with(new PoolOptions().setMaxSize(config.pgPoolSize()).setMaxWaitQueueSize(PG_WAIT_QUEUE)
+            .setConnectionTimeout(PG_ACQUIRE_TIMEOUT_S).setConnectionTimeoutUnit(TimeUnit.SECONDS))
+        .with(new NetClientOptions().setConnectTimeout(config.pgConnectTimeoutMs()))
+        .connectingTo(config.pgConnectOptions())
+        .using(vertx)
+        .build();
+    redis = new RedisStore(Redis.createClient(vertx, config.redisOptions()), registry,
+        config.redisTimeout().toMillis());
+    cache = new GraphCache(vertx, redis, config.redisTtl(), registry);
+    Postgres pg = new Postgres(pool, registry);
+    SocialGraph graph = new SocialGraph(new ParticipantRepository(pg), new FriendsRepository(pg), cache);
+    ParticipantHandler participants = new ParticipantHandler(graph, registry);
+    FriendsHandler friends = new FriendsHandler(graph, registry);
+
+    Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("postgresql", pg::ping)));
+    // no file uploads: nothing is ever written to the (read-only) file system
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.httpMaxBodyBytes());
+    router.post("/participant").handler(body).handler(participants::create);
+    router.get("/participant/:id").handler(participants::get);
+    router.post("/participant/:id/friends").handler(body).handler(friends::create);
+    router.get("/participant/:id/friends").handler(friends::list);
+
+    // clients like curl label JSON as a form by default: Vert.x then also runs its form decoder over the body, whose
+    // own smaller limits would answer a vague 400 first; set them beyond the body limit (+ one chunk) so an
+    // oversized body always gets the BodyHandler's 413
+    int formLimit = 2 * config.httpMaxBodyBytes() + 65_536;
+    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort())
+        .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit));
+    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen();
+  }
+
+  /** Stop taking requests and let the in-flight ones finish, then close the pools. */
+  @Override
+  public Future<?> stop() {
+    Future<Void> drained = server == null ? Future.succeededFuture()
+        : server.shutdown(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
+    return drained
+        .transform(ar -> {
+          cache.close();
+          return redis.close();
+        })
+        .transform(ar -> pool.close());
+  }
+}

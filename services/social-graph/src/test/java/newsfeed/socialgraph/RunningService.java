@@ -1,0 +1,101 @@
+package newsfeed.socialgraph;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.testing.StackEnv;
+
+import java.net.ServerSocket;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The social-graph verticle deployed in the test's Vert.x on a free port, configured like production from
+ * environment variables: the running stack's stores (StackEnv) unless a test overrides some, e.g. a closed port.
+ */
+final class RunningService {
+  final int port;
+  final PrometheusMeterRegistry registry = ServiceMetrics.create("social-graph");
+  private final Vertx vertx;
+  private final WebClient http;
+  private final String deploymentId;
+
+  private RunningService(Vertx vertx, Map<String, String> overrides) throws Exception {
+    this.vertx = vertx;
+    this.port = freePort();
+    Map<String, String> env = new HashMap<>();
+    for (String name : new String[] {"PG_HOST", "PG_PORT", "PG_DATABASE", "PG_USER", "PG_PASSWORD", "REDIS_URL"}) {
+      env.put(name, StackEnv.get(name));
+    }
+    env.put("HTTP_HOST", "127.0.0.1");
+    env.put("HTTP_PORT", Integer.toString(port));
+    env.put("SHUTDOWN_GRACE_SECONDS", "2");
+    env.put("PG_POOL_SIZE", "4");
+    env.putAll(overrides);
+    SocialGraphConfig config = SocialGraphConfig.fromEnv(env);
+    this.http = WebClient.create(vertx);
+    this.deploymentId = vertx.deployVerticle(new SocialGraphVerticle(config, registry)).await();
+  }
+
+  static RunningService deploy(Vertx vertx, Map<String, String> overrides) throws Exception {
+    return new RunningService(vertx, overrides);
+  }
+
+  static RunningService deploy(Vertx vertx) throws Exception {
+    return deploy(vertx, Map.of());
+  }
+
+  void undeploy() {
+    vertx.undeploy(deploymentId).await();
+    http.close();
+  }
+
+  HttpResponse<Buffer> get(String uri) {
+    return http.get(port, "127.0.0.1", uri).send().await();
+  }
+
+  HttpResponse<Buffer> post(String uri, String body) {
+    return post(uri, Buffer.buffer(body));
+  }
+
+  HttpResponse<Buffer> post(String uri, Buffer body) {
+    return http.post(port, "127.0.0.1", uri).putHeader("Content-Type", "application/json").sendBuffer(body).await();
+  }
+
+  HttpResponse<Buffer> post(String uri, JsonObject body) {
+    return post(uri, body.encode());
+  }
+
+  long createParticipant(String name) {
+    HttpResponse<Buffer> resp = post("/participant", new JsonObject().put("name", name));
+    if (resp.statusCode() != 201) {
+      throw new IllegalStateException("POST /participant answered " + resp.statusCode() + ": " + resp.bodyAsString());
+    }
+    return resp.bodyAsJsonObject().getLong("id");
+  }
+
+  HttpResponse<Buffer> befriend(long from, long to) {
+    return post("/participant/" + from + "/friends",
+        new JsonObject().put("from", "/participant/" + from).put("to", "/participant/" + to));
+  }
+
+  /** The value of one Prometheus sample line starting with {@code series}, or 0 when it is not there. */
+  double metric(String series) {
+    for (String line : get("/metrics").bodyAsString().split("\n")) {
+      if (line.startsWith(series + " ")) {
+        return Double.parseDouble(line.substring(series.length() + 1).trim());
+      }
+    }
+    return 0;
+  }
+
+  static int freePort() throws Exception {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

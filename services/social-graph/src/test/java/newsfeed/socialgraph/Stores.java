@@ -1,0 +1,52 @@
+package newsfeed.socialgraph;
+
+import io.vertx.core.Vertx;
+import io.vertx.pgclient.PgBuilder;
+import io.vertx.pgclient.PgConnectOptions;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import io.vertx.sqlclient.Pool;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
+import newsfeed.common.testing.StackEnv;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** Direct access to the stack's PostgreSQL and Redis, for tests to check what was (not) stored. */
+final class Stores implements AutoCloseable {
+  final Pool pg;
+  final Redis redis;
+
+  Stores(Vertx vertx) {
+    pg = PgBuilder.pool().connectingTo(new PgConnectOptions().setHost(StackEnv.get("PG_HOST"))
+            .setPort(Integer.parseInt(StackEnv.get("PG_PORT"))).setDatabase(StackEnv.get("PG_DATABASE"))
+            .setUser(StackEnv.get("PG_USER")).setPassword(StackEnv.get("PG_PASSWORD")))
+        .using(vertx).build();
+    redis = Redis.createClient(vertx, StackEnv.get("REDIS_URL"));
+  }
+
+  long count(String sql, Object... args) {
+    return pg.preparedQuery(sql).execute(Tuple.from(args)).await().iterator().next().getLong(0);
+  }
+
+  List<Row> rows(String sql, Object... args) {
+    List<Row> rows = new ArrayList<>();
+    pg.preparedQuery(sql).execute(Tuple.from(args)).await().forEach(rows::add);
+    return rows;
+  }
+
+  /** A Redis value as a string, null when the key does not exist. */
+  String redisGet(String key) {
+    Response r = redis.send(Request.cmd(Command.GET).arg(key)).await();
+    return r == null ? null : r.toString();
+  }
+
+  @Override
+  public void close() {
+    pg.close().await();
+    redis.close().await();
+  }
+}
