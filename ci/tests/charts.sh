@@ -1,0 +1,334 @@
+#!/usr/bin/env bash
+# Suite "charts": the Helm charts against a REAL Kubernetes API server.
+#  offline: dependency build, `helm lint --strict` (per values profile too), a security policy over the
+#           rendered manifests of every profile (ci/tests/charts/manifests.py security) and kubeconform
+#           (Kubernetes 1.34 schemas + schemas derived from the operators' CRDs);
+#  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/control-plane.sh), the operators' CRDs
+#           from their Go module zips (ci/control-plane/crds.sh), then for every profile a real `helm install`
+#           into its own namespace, objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
+#           a Job from the k6 smoke CronJob, the `helm test` Pods, and invalid values that must be refused
+#           by values.schema.json and, past it, by the API server.
+# Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features) for the umbrella chart,
+# charts/<chart>/ci/*.yaml for any chart.
+# Usage: ci/tests/charts.sh   (NEWSFEED_PORT_OFFSET defaults to 900; NEWSFEED_CHARTS_DIR / NEWSFEED_VALUES_DIR
+#        point it at other charts; NEWSFEED_CHARTS_KEEP=1 keeps the work dir with every check's log)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+ROOT=$PWD
+HERE=$ROOT/ci/tests/charts
+CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
+BIN=${NEWSFEED_BIN:-$CACHE/bin}
+PATH=$BIN:$PATH
+CHARTS_DIR=${NEWSFEED_CHARTS_DIR:-$ROOT/charts}
+VALUES_DIR=${NEWSFEED_VALUES_DIR:-$ROOT/values}
+UMBRELLA=newsfeed
+RELEASE=newsfeed
+K8S_VERSION=v1.34.4
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-900}
+
+WORK=$(mktemp -d /tmp/newsfeed-charts-test.XXXXXX)
+export NEWSFEED_RUN=$WORK/run
+# helm keeps its repositories/cache here, never in the user's config
+export HELM_CONFIG_HOME=$WORK/helm/config HELM_CACHE_HOME=$WORK/helm/cache HELM_DATA_HOME=$WORK/helm/data
+export KUBECONFIG=$NEWSFEED_RUN/control-plane/kubeconfig
+started_plane=false passed=0 failed=0
+cleanup() {
+  local rc=$?
+  if $started_plane; then bash ci/control-plane.sh stop || true; fi
+  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "${NEWSFEED_CHARTS_KEEP:-}" ]; then rm -rf "$WORK"
+  else echo "kept $WORK (logs, renders)" >&2; fi
+}
+trap cleanup EXIT
+
+# check NAME CMD...: one counted test; the command's output goes to a log shown (tail) only on failure
+check() {
+  local name=$1; shift
+  local log; log=$WORK/logs/$(echo "$name" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-120).log
+  mkdir -p "$WORK/logs"
+  if "$@" > "$log" 2>&1; then
+    passed=$((passed + 1)); echo "ok - $name"
+  else
+    failed=$((failed + 1)); echo "FAIL - $name"; tail -n 25 "$log" | sed 's/^/    /'
+  fi
+}
+note() { echo "# $*"; }
+fail_now() { failed=$((failed + 1)); echo "FAIL - $1"; }
+
+# ---------------------------------------------------------------- prerequisites
+missing=()
+for tool in helm kubeconform etcd kube-apiserver kube-controller-manager; do
+  [ -x "$BIN/$tool" ] || missing+=("$tool")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  fail_now "pinned tools present in $BIN (missing: ${missing[*]}; run bash ci/tools.sh all)"
+fi
+VENV=$(bash "$HERE/pyenv.sh")
+PY=$VENV/bin/python
+manifests() { "$PY" "$HERE/manifests.py" "$@"; }
+
+mapfile -t CHARTS < <(for f in "$CHARTS_DIR"/*/Chart.yaml; do [ -f "$f" ] && basename "$(dirname "$f")"; done)
+if [ ${#CHARTS[@]} -eq 0 ]; then fail_now "charts found under $CHARTS_DIR"; fi
+# a profile is "chart|values file|namespace"
+PROFILES=()
+if [ -d "$VALUES_DIR" ]; then
+  while read -r f; do
+    rel=${f#"$VALUES_DIR"/}; rel=${rel%.y*ml}
+    PROFILES+=("$UMBRELLA|$f|v-$(echo "$rel" | tr -c 'a-z0-9\n' '-' | cut -c1-50)")
+  done < <(find "$VALUES_DIR" -type f \( -name '*.yaml' -o -name '*.yml' \) | sort)
+fi
+for f in "$HERE"/profiles/*.yaml; do
+  [ -f "$f" ] && PROFILES+=("$UMBRELLA|$f|t-$(basename "$f" .yaml | tr -c 'a-z0-9\n' '-' | cut -c1-50)")
+done
+for c in "${CHARTS[@]}"; do
+  for f in "$CHARTS_DIR/$c"/ci/*.yaml; do
+    [ -f "$f" ] || continue
+    rel=$(basename "${f%.yaml}")
+    PROFILES+=("$c|$f|ci-$(echo "$c-$rel" | tr -c 'a-z0-9\n' '-' | cut -c1-50)")
+  done
+done
+umbrella_profiles=0
+for p in "${PROFILES[@]}"; do [[ $p == "$UMBRELLA|"* ]] && umbrella_profiles=$((umbrella_profiles + 1)); done
+[ "$umbrella_profiles" -gt 0 ] || fail_now "values profiles for the $UMBRELLA chart under $VALUES_DIR"
+note "${#CHARTS[@]} charts (${CHARTS[*]}), ${#PROFILES[@]} profiles"
+
+# ---------------------------------------------------------------- offline copy of the charts
+# The umbrella declares Bitnami redis/kafka dependencies that no chart repository here can serve: a copy
+# without them is built from the file:// dependencies and installed with redis/kafka pointed at external
+# stores (ci/tests/charts/offline-values.yaml).
+cp -rL "$CHARTS_DIR" "$WORK/charts"   # -L: files/k6 links to the repository's k6/ scripts
+declare -A DROPPED=()
+build_deps() {
+  local dir=$WORK/charts/$1 dropped dep
+  grep -q '^dependencies:' "$dir/Chart.yaml" || return 0
+  dropped=$(manifests strip-deps "$dir/Chart.yaml")
+  DROPPED[$1]=$(echo "$dropped" | xargs)
+  if [ -n "$dropped" ]; then
+    rm -f "$dir/Chart.lock"
+    for dep in $dropped; do rm -f "$dir/charts/$dep"-*.tgz; done
+    helm dependency update --skip-refresh "$dir"
+  else
+    helm dependency build --skip-refresh "$dir"
+  fi
+}
+for c in "${CHARTS[@]}"; do
+  check "$c: dependencies build offline" build_deps "$c"   # (check runs it in this shell: DROPPED is kept)
+  [ -z "${DROPPED[$c]:-}" ] || note "$c: subcharts ${DROPPED[$c]} are NOT installed offline (Bitnami, no chart repository here):" \
+    "installed with ${DROPPED[$c]// /, } disabled and external endpoints (ci/tests/charts/offline-values.yaml)"
+done
+# extra values for installs of a chart whose repository dependencies were dropped
+offline_args() { if [ -n "${DROPPED[$1]:-}" ] && [ -f "$HERE/offline-values.yaml" ]; then echo "-f $HERE/offline-values.yaml"; fi; }
+
+# ---------------------------------------------------------------- lint
+for c in "${CHARTS[@]}"; do
+  check "$c: helm lint --strict" helm lint --strict "$WORK/charts/$c"
+done
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  # shellcheck disable=SC2046   # offline_args is "" or "-f FILE"
+  check "$c: helm lint --strict -f ${f#"$ROOT"/}" helm lint --strict "$WORK/charts/$c" -f "$f" $(offline_args "$c")
+done
+
+# ---------------------------------------------------------------- render, security policy, kubeconform
+mapfile -t CRD_FILES < <(bash ci/control-plane/crds.sh files)
+# CRD-derived JSON schemas and API versions, cached per CRD set and converter version
+derived=$CACHE/crds/derived-$(cat "${CRD_FILES[@]}" "$HERE/manifests.py" 2>/dev/null | sha256sum | cut -c1-16)
+if [ ! -f "$derived/.done" ]; then
+  rm -rf "$derived"; mkdir -p "$derived"
+  manifests crd-schemas "$derived/schemas" "${CRD_FILES[@]}"
+  manifests crd-index "${CRD_FILES[@]}" > "$derived/crd-index.txt"
+  touch "$derived/.done"
+  find "$CACHE/crds" -maxdepth 1 -name 'derived-*' ! -path "$derived" -exec rm -rf {} +   # older versions
+fi
+# helm template sees the API of a cluster with every pinned CRD: `group/version` and `group/version/Kind`
+API_VERSIONS=$(awk '{print $1; print $1 "/" $2}' "$derived/crd-index.txt" | sort -u | paste -sd,)
+
+render() {  # render CHART VALUES NS OUT: what `helm install` would send to a 1.34 cluster with the CRDs
+  # shellcheck disable=SC2046
+  helm template "$RELEASE" "$WORK/charts/$1" -n "$3" -f "$2" $(offline_args "$1") \
+    --kube-version "$K8S_VERSION" --api-versions "$API_VERSIONS" > "$4"
+}
+kubeconform_check() {
+  kubeconform -strict -summary -output text \
+    -schema-location "$VENV/k8s-schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
+    -schema-location "$derived/schemas/{{ .Group }}/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" "$1"
+}
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  name="$c -f ${f#"$ROOT"/}"
+  mkdir -p "$WORK/render/$ns"
+  if render "$c" "$f" "$ns" "$WORK/render/$ns/a.yaml" 2> "$WORK/render/$ns/err" &&
+     render "$c" "$f" "$ns" "$WORK/render/$ns/b.yaml" 2>> "$WORK/render/$ns/err"; then
+    check "$name: security policy on the rendered pods (non-root, read-only FS, no escalation, drop ALL, seccomp, no token, secrets only)" \
+      manifests security "$WORK/render/$ns/a.yaml" "$WORK/render/$ns/b.yaml"
+    check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
+  else
+    fail_now "$name: helm template"; sed 's/^/    /' "$WORK/render/$ns/err" | tail -n 20
+  fi
+done
+
+# ---------------------------------------------------------------- control plane + CRDs
+check "control plane up (etcd, kube-apiserver $K8S_VERSION, kube-controller-manager; /readyz)" bash ci/control-plane.sh start
+started_plane=true
+if ! bash ci/control-plane.sh status >/dev/null 2>&1; then
+  echo "charts: $passed passed, $failed failed"; exit 1
+fi
+# Only the CRDs of kinds the profiles render are applied: the API server needs ~1 s of CPU per big CRD
+# (all 46 take minutes on 2 busy cores); a kind no pinned CRD defines fails its install below.
+mapfile -t NEEDED_CRDS < <(cat "$WORK"/render/*/a.yaml 2>/dev/null > "$WORK/render/all.yaml";
+  manifests kinds "$WORK/render/all.yaml" | awk 'NR == FNR {crd[$1 " " $2] = $3; next} ($1 " " $2) in crd {print crd[$1 " " $2]}' \
+    "$derived/crd-index.txt" - | sort -u)
+check "operator CRDs from Go module zips applied and Established (${NEEDED_CRDS[*]:-none rendered})" \
+  bash ci/control-plane/crds.sh apply "${NEEDED_CRDS[@]}"
+note "server $(kubectl version -o json 2>/dev/null | jq -r .serverVersion.gitVersion), $(kubectl get crd --no-headers | wc -l) CRDs"
+
+# ---------------------------------------------------------------- real installs
+# install_profile CHART VALUES NS: a real install (no --wait, no --dry-run). Hooks other than tests would
+# make helm wait for Jobs no kubelet runs: such charts install with --no-hooks and their hooks are
+# validated by the API server with a server-side dry run below.
+install_profile() {
+  local c=$1 f=$2 ns=$3 flags=()
+  kubectl create namespace "$ns" >/dev/null || return 1
+  if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -qv '^test'; then flags+=(--no-hooks); fi
+  # shellcheck disable=SC2046
+  helm install "$RELEASE" "$WORK/charts/$c" -n "$ns" -f "$f" $(offline_args "$c") "${flags[@]}" --timeout 2m
+}
+objects_exist() {  # every object of the release manifest is in the API server
+  helm get manifest "$RELEASE" -n "$1" > "$WORK/render/$1/installed.yaml" || return 1
+  kubectl get -n "$1" -f "$WORK/render/$1/installed.yaml" -o name
+}
+# has NS KIND NAME_REGEX MIN: at least MIN objects of KIND whose name matches
+has() {
+  local n; n=$(kubectl get "$2" -n "$1" -o name | sed 's|.*/||' | grep -cE "$3" || true)
+  echo "$2 matching /$3/: $n (want >= $4)"
+  [ "$n" -ge "$4" ]
+}
+# rendered NS KIND: how many objects of KIND the profile renders
+rendered() { manifests summary "$WORK/render/$1/a.yaml" | grep -c "^$2 " || true; }
+# umbrella_objects NS: the objects the profile's values turn on (services, store CRs, init Jobs, k6 CronJobs,
+# monitoring, routes, policies) are in the API server
+umbrella_objects() {
+  local ns=$1 rc=0 resource regex min label n dns
+  helm get values "$RELEASE" -n "$ns" --all -o json > "$WORK/render/$ns/values.json"
+  while read -r resource regex min; do
+    has "$ns" "$resource" "$regex" "$min" || rc=1
+  done < <(manifests expect "$RELEASE" < "$WORK/render/$ns/values.json")
+  if [ "$(jq -r '.monitoring.dashboards.enabled // false' "$WORK/render/$ns/values.json")" = true ]; then
+    label=$(jq -r '"\(.monitoring.dashboards.label // "grafana_dashboard")=\(.monitoring.dashboards.labelValue // "1")"' \
+      "$WORK/render/$ns/values.json")
+    dns=$(jq -r '.monitoring.dashboards.namespace // ""' "$WORK/render/$ns/values.json")
+    n=$(kubectl get configmaps -n "${dns:-$ns}" -l "$label" -o name | wc -l)
+    echo "dashboard ConfigMaps ($label): $n"; [ "$n" -ge 1 ] || rc=1
+  fi
+  return $rc
+}
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  name="$c -f ${f#"$ROOT"/}"
+  [ -s "$WORK/render/$ns/a.yaml" ] || continue
+  check "$name: helm install into namespace $ns" install_profile "$c" "$f" "$ns" || true
+  helm status "$RELEASE" -n "$ns" >/dev/null 2>&1 || continue
+  check "$name: every rendered object exists in the API server" objects_exist "$ns"
+  if [ "$c" = "$UMBRELLA" ]; then
+    check "$name: objects its values turn on (service Deployments/Services, store CRs, init Jobs, k6 CronJobs, monitoring, dashboards)" umbrella_objects "$ns"
+  fi
+done
+
+# ---------------------------------------------------------------- controllers, k6 job, test hooks
+# rollout NS: the controller-manager turned every Deployment into a ReplicaSet and its Pods (Pending:
+# no kubelet); polls up to 60 s, the first profiles' objects are the oldest
+rollout() {
+  local deadline=$((SECONDS + 60))
+  until kubectl get deployments,replicasets,pods -n "$1" -o json | manifests rollout; do
+    [ $SECONDS -lt $deadline ] || { kubectl get events -n "$1" --field-selector type=Warning | tail -n 10; return 1; }
+    sleep 2
+  done
+}
+# k6_job NS: a load run is started the documented way; the job controller must create its Pod
+k6_job() {
+  kubectl create job --from="cronjob/$RELEASE-k6-smoke" ci-smoke -n "$1" || return 1
+  local deadline=$((SECONDS + 60))
+  until [ -n "$(kubectl get pods -n "$1" -l job-name=ci-smoke -o name)" ]; do
+    [ $SECONDS -lt $deadline ] || { kubectl describe job ci-smoke -n "$1" | tail -n 15; return 1; }
+    sleep 2
+  done
+  kubectl get job,pods -n "$1" -l job-name=ci-smoke
+}
+# hooks_accepted NS: every hook of the release (tests included) passes the API server's validation
+hooks_accepted() {
+  helm get hooks "$RELEASE" -n "$1" > "$WORK/render/$1/hooks.yaml" || return 1
+  [ -s "$WORK/render/$1/hooks.yaml" ] || { echo "no hooks rendered"; return 1; }
+  kubectl apply --dry-run=server -n "$1" -f "$WORK/render/$1/hooks.yaml"
+}
+# helm_test_pods NS: `helm test` creates each test Pod (then waits for a kubelet that never comes: it stops at
+# the first timeout, hence one `--filter` run per test)
+helm_test_pods() {
+  local tests t
+  tests=$(manifests hooks "$WORK/render/$1/a.yaml" | awk '$1 ~ /(^|,)test(,|$)/ {print $2 "/" $3}')
+  [ -n "$tests" ] || { echo "the chart has no helm test hook"; return 1; }
+  for t in $tests; do
+    helm test "$RELEASE" -n "$1" --filter "name=${t#*/}" --timeout 5s || true
+    kubectl get -n "$1" "$t" -o name || return 1
+  done
+}
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  name="$c -f ${f#"$ROOT"/}"
+  helm status "$RELEASE" -n "$ns" >/dev/null 2>&1 || continue
+  if [ "$(rendered "$ns" Deployment)" -gt 0 ]; then
+    check "$name: Deployments produced ReplicaSets and Pods (controller-manager)" rollout "$ns"
+  fi
+  if [ "$c" = "$UMBRELLA" ]; then
+    check "$name: kubectl create job --from=cronjob/$RELEASE-k6-smoke creates the Job and its Pod" k6_job "$ns"
+    check "$name: Helm hooks accepted by kubectl apply --dry-run=server" hooks_accepted "$ns"
+    check "$name: helm test creates the test Pods" helm_test_pods "$ns"
+  elif manifests hooks "$WORK/render/$ns/a.yaml" | grep -q .; then
+    check "$name: hooks accepted by kubectl apply --dry-run=server" hooks_accepted "$ns"
+  fi
+done
+
+# ---------------------------------------------------------------- values that must be refused
+# Each file under ci/tests/charts/invalid/ is a broken override of the first umbrella profile (dev if any),
+# with a header `# expect-schema: REGEX` (helm's values.schema.json error) and `# expect-server: REGEX`
+# (the API server's error once the schema check is skipped). Both must match the failure output.
+base=""
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  [ "$c" = "$UMBRELLA" ] || continue
+  [ -n "$base" ] || base=$f
+  [[ $f == */dev.yaml ]] && base=$f
+done
+refused() {  # refused REGEX HELM_ARGS...: helm install must fail with an error matching REGEX
+  local regex=$1; shift
+  local out rc=0
+  out=$(helm install "$@" 2>&1) || rc=$?
+  echo "$out"
+  [ "$rc" -ne 0 ] || { echo ">> install succeeded; it must fail"; return 1; }
+  grep -qE "$regex" <<<"$out" || { echo ">> error does not match /$regex/"; return 1; }
+}
+if [ -n "$base" ] && bash ci/control-plane.sh status >/dev/null 2>&1; then
+  kubectl create namespace invalid >/dev/null
+  i=0
+  for bad in "$HERE"/invalid/*.yaml; do
+    [ -f "$bad" ] || continue
+    i=$((i + 1))
+    schema_re=$(sed -n 's/^# expect-schema: //p' "$bad")
+    server_re=$(sed -n 's/^# expect-server: //p' "$bad")
+    what=$(basename "$bad" .yaml)
+    # shellcheck disable=SC2046
+    if [ -n "$schema_re" ]; then
+      check "invalid value $what: refused by values.schema.json" refused "$schema_re" "bad-schema-$i" \
+        "$WORK/charts/$UMBRELLA" -n invalid -f "$base" $(offline_args "$UMBRELLA") -f "$bad" --no-hooks
+    fi
+    # shellcheck disable=SC2046
+    if [ -n "$server_re" ]; then
+      check "invalid value $what: refused by the API server (schema check skipped)" refused "$server_re" \
+        "bad-server-$i" "$WORK/charts/$UMBRELLA" -n invalid -f "$base" $(offline_args "$UMBRELLA") -f "$bad" \
+        --no-hooks --skip-schema-validation
+    fi
+  done
+  [ "$i" -gt 0 ] || fail_now "invalid-value cases under $HERE/invalid"
+fi
+
+note "$SECONDS s"
+echo "charts: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

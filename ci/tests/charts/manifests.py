@@ -1,0 +1,382 @@
+"""Offline checks and helpers for ci/tests/charts.sh, over rendered chart manifests (`helm template` output).
+
+  security RENDER_A [RENDER_B]  every Pod spec locked down, credentials only from Secrets; with a second
+                                render of the same values, Secret values equal in both are fixed defaults
+  crd-schemas OUT_DIR CRD_FILE... JSON schemas for kubeconform from CRDs: OUT_DIR/<group>/<kind>_<version>.json
+  strip-deps CHART_YAML         drop dependencies not served by file:// (no chart repository offline);
+                                prints the dropped names
+  k8s-schemas SRC OUT           kubernetes-validate's schemas made standalone for kubeconform: their $id and
+                                absolute "/api/..." refs point at kubernetes.io, rewritten to sibling files
+  crd-index CRD_FILE...         `group/version Kind crd-name` per served version of every CRD
+  kinds RENDER...               `apiVersion Kind` of every object rendered (hooks included), once each
+  hooks RENDER                  one `hook Kind name` line per Helm hook (test hooks included)
+  rollout < `kubectl get deploy,rs,pod -o json`
+                                every Deployment has a ReplicaSet and as many Pods as its replicas
+  expect RELEASE < `helm get values --all -o json`
+                                the umbrella's objects its values turn on: `resource name-regex min` lines
+  summary RENDER                one `Kind name` line per object
+"""
+import json
+import os
+import re
+import sys
+
+import yaml
+
+SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|CREDENTIAL|PRIVATE_?KEY", re.I)
+# a password inside a URL, unless it is a `$(VAR)` reference to another (Secret-sourced) variable
+URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]*:(?!\$\([A-Za-z_][A-Za-z0-9_]*\)@)[^/@\s]+@")
+WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"}
+
+
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# a plain `=` is YAML 1.1's "value" tag (in the prometheus-operator CRDs' enums): Kubernetes reads a string
+Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return [d for d in yaml.load_all(f, Loader=Loader) if isinstance(d, dict) and d.get("kind")]
+
+
+def name_of(doc):
+    return doc.get("metadata", {}).get("name", "?")
+
+
+def pod_spec(doc):
+    spec = doc.get("spec") or {}
+    kind = doc["kind"]
+    if kind == "Pod":
+        return spec
+    if kind == "CronJob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    return (spec.get("template") or {}).get("spec")
+
+
+def rbac_subjects(docs):
+    """ServiceAccounts the chart grants API access to: only those may mount a token."""
+    subjects = set()
+    for d in docs:
+        if d["kind"] in ("RoleBinding", "ClusterRoleBinding"):
+            for s in d.get("subjects") or []:
+                if s.get("kind") == "ServiceAccount":
+                    subjects.add(s.get("name"))
+    return subjects
+
+
+def container_problems(c, psc):
+    csc = c.get("securityContext") or {}
+    out = []
+    non_root = csc.get("runAsNonRoot", psc.get("runAsNonRoot"))
+    if non_root is not True:
+        out.append("runAsNonRoot not true")
+    if csc.get("runAsUser", psc.get("runAsUser")) == 0:
+        out.append("runAsUser 0")
+    if csc.get("readOnlyRootFilesystem") is not True:
+        out.append("readOnlyRootFilesystem not true")
+    if csc.get("allowPrivilegeEscalation") is not False:
+        out.append("allowPrivilegeEscalation not false")
+    if csc.get("privileged") is True:
+        out.append("privileged")
+    caps = csc.get("capabilities") or {}
+    if "ALL" not in (caps.get("drop") or []):
+        out.append("capabilities.drop lacks ALL")
+    if caps.get("add"):
+        out.append(f"capabilities.add {caps['add']}")
+    seccomp = (csc.get("seccompProfile") or psc.get("seccompProfile") or {}).get("type")
+    if seccomp != "RuntimeDefault":
+        out.append(f"seccompProfile {seccomp or 'unset'} (want RuntimeDefault)")
+    for e in c.get("env") or []:
+        n, v = e.get("name", ""), e.get("value")
+        if SENSITIVE.search(n):
+            if v not in (None, ""):
+                out.append(f"env {n} has a literal value")
+            elif "valueFrom" in e and "secretKeyRef" not in e["valueFrom"]:
+                out.append(f"env {n} not from a Secret ({list(e['valueFrom'])[0]})")
+        if isinstance(v, str) and URL_WITH_PASSWORD.search(v):
+            out.append(f"env {n} has a password in a URL")
+    return out
+
+
+def security(docs):
+    problems = []
+    sa_automount = {name_of(d): d.get("automountServiceAccountToken")
+                    for d in docs if d["kind"] == "ServiceAccount"}
+    granted = rbac_subjects(docs)
+    pods = 0
+    for d in docs:
+        if d["kind"] not in WORKLOADS:
+            continue
+        spec = pod_spec(d)
+        if not spec:
+            continue
+        pods += 1
+        where = f"{d['kind']}/{name_of(d)}"
+        psc = spec.get("securityContext") or {}
+        for flag in ("hostNetwork", "hostPID", "hostIPC"):
+            if spec.get(flag):
+                problems.append(f"{where}: {flag}")
+        sa = spec.get("serviceAccountName") or "default"
+        mount = spec.get("automountServiceAccountToken")
+        if mount is None:
+            mount = sa_automount.get(sa)
+        if mount is not False and sa not in granted:
+            problems.append(f"{where}: service account token mounted (automountServiceAccountToken not false) "
+                            f"but ServiceAccount {sa} has no RBAC binding in the chart")
+        for c in (spec.get("initContainers") or []) + (spec.get("containers") or []):
+            problems += [f"{where} container {c.get('name')}: {p}" for p in container_problems(c, psc)]
+        for v in spec.get("volumes") or []:
+            if "hostPath" in v:
+                problems.append(f"{where}: hostPath volume {v.get('name')}")
+    for d in docs:
+        if d["kind"] == "ConfigMap":
+            for k, v in (d.get("data") or {}).items():
+                if SENSITIVE.search(k) and v:
+                    problems.append(f"ConfigMap/{name_of(d)}: key {k} holds a credential (belongs in a Secret)")
+    return pods, problems
+
+
+def secret_values(docs):
+    vals = {}
+    for d in docs:
+        if d["kind"] == "Secret":
+            for field in ("data", "stringData"):
+                for k, v in (d.get(field) or {}).items():
+                    if v and SENSITIVE.search(k):
+                        vals[(name_of(d), k)] = v
+    return vals
+
+
+def cmd_security(paths):
+    docs = load(paths[0])
+    pods, problems = security(docs)
+    if len(paths) > 1:  # a value equal in two renders is not generated: a default password in the chart
+        again = secret_values(load(paths[1]))
+        for (secret, key), v in secret_values(docs).items():
+            if again.get((secret, key)) == v:
+                problems.append(f"Secret/{secret}: {key} is the same in every render (a default credential)")
+    for p in problems:
+        print(p)
+    print(f"{pods} pod specs checked, {len(problems)} problems", file=sys.stderr)
+    if pods == 0:
+        print("no pod spec rendered")
+        return 1
+    return 1 if problems else 0
+
+
+def to_json_schema(s, strict=True):
+    """openAPIV3Schema -> JSON schema; objects without preserve-unknown-fields get additionalProperties
+    false (the API server prunes or, with kubectl's strict field validation, rejects unknown fields)."""
+    if isinstance(s, list):
+        return [to_json_schema(x, strict) for x in s]
+    if not isinstance(s, dict):
+        return s
+    out = {k: to_json_schema(v, strict) for k, v in s.items() if not k.startswith("x-kubernetes-")}
+    out.pop("format", None)  # int32, byte, date-time...: the server checks these, kubeconform need not
+    if s.get("x-kubernetes-int-or-string"):
+        out.pop("type", None)
+        out.setdefault("anyOf", [{"type": "integer"}, {"type": "string"}])
+    if s.get("nullable") and "type" in out:
+        out["type"] = [out["type"], "null"]
+    out.pop("nullable", None)
+    if "properties" in out and s.get("x-kubernetes-embedded-resource"):
+        for k in ("apiVersion", "kind"):
+            out["properties"].setdefault(k, {"type": "string"})
+        out["properties"].setdefault("metadata", {"type": "object"})
+    if strict and "properties" in out and "additionalProperties" not in out \
+            and not s.get("x-kubernetes-preserve-unknown-fields"):
+        out["additionalProperties"] = False
+    return out
+
+
+def cmd_crd_schemas(out_dir, files):
+    n = 0
+    for f in files:
+        for d in load(f):
+            if d["kind"] != "CustomResourceDefinition":
+                continue
+            spec = d["spec"]
+            for v in spec.get("versions") or []:
+                schema = (v.get("schema") or {}).get("openAPIV3Schema")
+                if not schema:
+                    continue
+                js = to_json_schema(schema)
+                js.setdefault("properties", {})
+                for k in ("apiVersion", "kind"):
+                    js["properties"].setdefault(k, {"type": "string"})
+                js["properties"].setdefault("metadata", {"type": "object"})
+                d_out = os.path.join(out_dir, spec["group"])
+                os.makedirs(d_out, exist_ok=True)
+                with open(os.path.join(d_out, f"{spec['names']['kind'].lower()}_{v['name']}.json"), "w") as o:
+                    json.dump(js, o)
+                n += 1
+    print(f"{n} CRD schemas", file=sys.stderr)
+    return 0 if n else 1
+
+
+def cmd_strip_deps(chart_yaml):
+    with open(chart_yaml, encoding="utf-8") as f:
+        chart = yaml.safe_load(f)
+    keep, dropped = [], []
+    for dep in chart.get("dependencies") or []:
+        repo = str(dep.get("repository") or "")
+        (keep if not repo or repo.startswith("file://") else dropped).append(dep)
+    chart["dependencies"] = keep
+    with open(chart_yaml, "w", encoding="utf-8") as f:
+        yaml.safe_dump(chart, f, sort_keys=False)
+    for dep in dropped:
+        print(dep.get("alias") or dep["name"])
+    return 0
+
+
+def cmd_k8s_schemas(src, out):
+    os.makedirs(out, exist_ok=True)
+    n = 0
+    for f in sorted(os.listdir(src)):
+        if not f.endswith(".json"):
+            continue
+        with open(os.path.join(src, f), encoding="utf-8") as i:
+            schema = json.load(i)
+        schema.pop("$id", None)
+        text = json.dumps(schema).replace('"/api/_definitions.json#', '"_definitions.json#')
+        with open(os.path.join(out, f), "w", encoding="utf-8") as o:
+            o.write(text)
+        n += 1
+    print(f"{n} Kubernetes schemas in {out}", file=sys.stderr)
+    return 0 if n else 1
+
+
+def cmd_crd_index(files):
+    n = 0
+    for f in files:
+        for d in load(f):
+            if d["kind"] == "CustomResourceDefinition":
+                for v in d["spec"].get("versions") or []:
+                    if v.get("served", True):
+                        print(f"{d['spec']['group']}/{v['name']}", d["spec"]["names"]["kind"], name_of(d))
+                        n += 1
+    return 0 if n else 1
+
+
+def cmd_kinds(paths):
+    seen = set()
+    for p in paths:
+        for d in load(p):
+            seen.add((str(d.get("apiVersion")), d["kind"]))
+    for api_version, kind in sorted(seen):
+        print(api_version, kind)
+    return 0
+
+
+def cmd_hooks(path):
+    for d in load(path):
+        hook = (d.get("metadata", {}).get("annotations") or {}).get("helm.sh/hook")
+        if hook:
+            print(hook.replace(" ", ""), d["kind"], name_of(d))
+    return 0
+
+
+def cmd_rollout():
+    items = json.load(sys.stdin)["items"]
+    owned = {}
+    for i in items:
+        for ref in i["metadata"].get("ownerReferences") or []:
+            owned.setdefault(ref["uid"], []).append(i)
+    deployments = [i for i in items if i["kind"] == "Deployment"]
+    missing, pods = [], 0
+    for d in deployments:
+        want = d["spec"].get("replicas", 1)
+        sets = [r for r in owned.get(d["metadata"]["uid"], []) if r["kind"] == "ReplicaSet"]
+        have = [p for r in sets for p in owned.get(r["metadata"]["uid"], []) if p["kind"] == "Pod"]
+        pods += len(have)
+        if not sets:
+            missing.append(f"Deployment/{name_of(d)}: no ReplicaSet")
+        elif len(have) < want:
+            why = [c.get("message", "") for r in sets for c in (r.get("status") or {}).get("conditions") or []]
+            missing.append(f"Deployment/{name_of(d)}: {len(have)}/{want} Pods {'; '.join(why)}".rstrip())
+    for m in missing:
+        print(m)
+    print(f"{len(deployments)} Deployments, {pods} Pods")
+    return 1 if missing or not deployments else 0
+
+
+def cmd_expect(release):
+    v = json.load(sys.stdin)
+
+    def on(*path):
+        cur = v
+        for k in path:
+            cur = cur.get(k) if isinstance(cur, dict) else None
+        return cur is True
+
+    out = []
+    for svc in ("social-graph", "outbound", "inbound", "search"):
+        if not on(svc, "enabled"):
+            continue
+        end = f"(^|-){svc}$"
+        out += [("deployments", end, 1), ("services", end, 1)]
+        if on(svc, "metrics", "serviceMonitor", "enabled"):
+            out.append(("servicemonitors.monitoring.coreos.com", end, 1))
+        if on(svc, "autoscaling", "hpa", "enabled"):
+            out.append(("horizontalpodautoscalers.autoscaling", end, 1))
+        if on(svc, "pdb", "create"):
+            out.append(("poddisruptionbudgets.policy", end, 1))
+    for key, resource in (("postgresql", "clusters.postgresql.cnpg.io"),
+                          ("cassandra", "k8ssandraclusters.k8ssandra.io"),
+                          ("solr", "solrclouds.solr.apache.org")):
+        if on(key, "enabled"):
+            out.append((resource, f"^{release}-", 1))
+    if on("initJobs", "enabled"):
+        out.append(("jobs.batch", ".", 1))
+    if on("k6", "enabled"):
+        for name, sc in ((v.get("k6") or {}).get("scenarios") or {}).items():
+            if isinstance(sc, dict) and sc.get("enabled", True):
+                out.append(("cronjobs.batch", f"^{release}-k6-{name}$", 1))
+        if on("k6", "operator", "enabled"):
+            out.append(("testruns.k6.io", ".", 1))
+    if on("monitoring", "prometheusRule", "enabled"):
+        out.append(("prometheusrules.monitoring.coreos.com", ".", 1))
+    if on("ingress", "enabled"):
+        out.append(("ingresses.networking.k8s.io", ".", 1))
+    if on("httpRoute", "enabled"):
+        out.append(("httproutes.gateway.networking.k8s.io", ".", 1))
+    if on("networkPolicy", "enabled"):
+        out.append(("networkpolicies.networking.k8s.io", ".", 1))
+    for line in out:
+        print(*line)
+    return 0
+
+
+def cmd_summary(path):
+    for d in load(path):
+        print(d["kind"], name_of(d))
+    return 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "security":
+        return cmd_security(argv[1:3])
+    if len(argv) >= 3 and argv[0] == "crd-schemas":
+        return cmd_crd_schemas(argv[1], argv[2:])
+    if len(argv) == 2 and argv[0] == "strip-deps":
+        return cmd_strip_deps(argv[1])
+    if len(argv) == 3 and argv[0] == "k8s-schemas":
+        return cmd_k8s_schemas(argv[1], argv[2])
+    if len(argv) >= 2 and argv[0] == "crd-index":
+        return cmd_crd_index(argv[1:])
+    if len(argv) >= 2 and argv[0] == "kinds":
+        return cmd_kinds(argv[1:])
+    if len(argv) == 2 and argv[0] == "hooks":
+        return cmd_hooks(argv[1])
+    if argv == ["rollout"]:
+        return cmd_rollout()
+    if len(argv) == 2 and argv[0] == "expect":
+        return cmd_expect(argv[1])
+    if len(argv) == 2 and argv[0] == "summary":
+        return cmd_summary(argv[1])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
