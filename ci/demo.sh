@@ -32,9 +32,12 @@ testid=demo-$(date +%Y%m%d-%H%M%S)
 log "k6 social run $testid: $DEMO_RATE it/s for $DEMO_DURATION"
 start=$(date +%s)
 TESTID=$testid DURATION=$DEMO_DURATION RATE=$DEMO_RATE PROMETHEUS_URL=$PROMETHEUS_URL bash ci/load.sh social || k6_rc=$?
-# let the last scrape and the 1m recording rules catch up before the report reads them
-sleep 20
-end=$(date +%s)
+# the report's rows are whole minutes: end at the first minute boundary after the run, once the last scrape
+# (5 s) and the 30 s rule evaluation after it have landed, so the run's last minute is in the report
+end=$(( ($(date +%s) + 59) / 60 * 60 ))
+wait_s=$(( end + 40 - $(date +%s) ))
+log "waiting ${wait_s}s for the minute ending $(date -u -d "@$end" +%H:%M) to be recorded"
+sleep "$wait_s"
 
 out=$NEWSFEED_RUN/reports/$testid
 bash ci/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"

@@ -1,8 +1,8 @@
 package newsfeed.outbound;
 
 import newsfeed.common.ApiError;
-import newsfeed.common.FeedCursor;
 import newsfeed.common.Params;
+import newsfeed.common.http.FeedPage;
 import newsfeed.common.http.JsonBody;
 
 import com.datastax.oss.driver.api.core.uuid.Uuids;
@@ -11,13 +11,10 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.RoutingContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,8 +26,6 @@ import java.util.concurrent.TimeUnit;
  */
 public final class OutboundHandler {
   private static final Logger LOG = LoggerFactory.getLogger(OutboundHandler.class);
-  static final int DEFAULT_LIMIT = 20;
-  static final int MAX_LIMIT = 100;
   static final int COMPENSATION_ATTEMPTS = 3;
   static final long COMPENSATION_BACKOFF_MS = 250;
 
@@ -104,40 +99,17 @@ public final class OutboundHandler {
   }
 
   public void get(RoutingContext ctx) {
-    long id;
-    int limit;
-    UUID before;
+    FeedPage.Request page;
     try {
-      id = Params.participantId(ctx.pathParam("id"));
-      limit = Params.limit(ctx.queryParams().get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
-      String cursor = ctx.queryParams().get("cursor");
-      before = cursor == null || cursor.isEmpty() ? null : decodeCursor(cursor);
+      page = FeedPage.parse(ctx);
     } catch (ApiError e) {
       e.send(ctx);
       return;
     }
     long start = System.nanoTime();
-    // one row more than asked tells whether a next page exists
-    repository.page(id, before, limit + 1)
+    repository.page(page.participantId(), page.before(), page.fetchSize())
         .andThen(ar -> (ar.succeeded() ? loadOk : loadError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
-        .onSuccess(rows -> respond(ctx, rows, limit))
+        .onSuccess(rows -> FeedPage.respond(ctx, rows, page.limit()))
         .onFailure(err -> ApiError.from(err, "cassandra").send(ctx));
-  }
-
-  private static UUID decodeCursor(String cursor) {
-    try {
-      return FeedCursor.decode(cursor);
-    } catch (IllegalArgumentException e) {
-      throw new ApiError(400, "invalid_cursor", "cursor must be a value of a previous X-Next-Cursor header");
-    }
-  }
-
-  private static void respond(RoutingContext ctx, List<OutboundItem> rows, int limit) {
-    JsonArray body = new JsonArray();
-    rows.stream().limit(limit).forEach(r -> body.add(r.toJson()));
-    if (rows.size() > limit) {
-      ctx.response().putHeader("X-Next-Cursor", FeedCursor.encode(rows.get(limit - 1).occurred()));
-    }
-    ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
   }
 }

@@ -5,14 +5,16 @@ import newsfeed.common.OutboundPostedEvent;
 import newsfeed.common.TimeUuids;
 
 import io.vertx.core.json.JsonObject;
+import newsfeed.common.http.FeedPage;
 
 import java.time.Instant;
 import java.util.UUID;
 
 /** One post of a participant: a row of table `outbound`. occurred is its timeuuid, also the event's eventId. */
-public record OutboundItem(long participantId, UUID occurred, String subject, String story) {
+public record OutboundItem(long participantId, UUID occurred, String subject, String story) implements FeedPage.Entry {
 
   /** The classic API shape {from,occurred,subject,story}; occurred is the ISO-8601 instant of the timeuuid. */
+  @Override
   public JsonObject toJson() {
     return new JsonObject()
         .put("from", Links.participant(participantId))

@@ -1,5 +1,6 @@
 package newsfeed.outbound;
 
+import newsfeed.common.http.FeedPage;
 import newsfeed.common.Env;
 import newsfeed.common.OutboundPostedEvent;
 import newsfeed.common.cassandra.CassandraConfig;
@@ -201,7 +202,7 @@ class OutboundServiceIT {
     HttpResponse<Buffer> exact = get(port, "/participant/" + poster + "/outbound?limit=45");
     assertEquals(45, exact.bodyAsJsonArray().size());
     assertNull(exact.getHeader("X-Next-Cursor"), "no cursor when nothing follows");
-    assertEquals(100, OutboundHandler.MAX_LIMIT);
+    assertEquals(100, FeedPage.MAX_LIMIT);
 
     List<ConsumerRecord<String, String>> published = eventsOf(poster, total);
     Set<Integer> partitions = new HashSet<>();
