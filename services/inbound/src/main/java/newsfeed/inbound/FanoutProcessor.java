@@ -2,20 +2,17 @@ package newsfeed.inbound;
 
 import newsfeed.common.OutboundPostedEvent;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
+import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,7 +30,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private final Timer fanoutDelay;
   private final Timer fanoutOk;
   private final Timer fanoutError;
-  private final Counter malformed;
+  private final EventDecoder decoder;
 
   public FanoutProcessor(FriendsClient friends, InboundRepository repository, MeterRegistry registry,
                          int concurrentEvents, int concurrentWrites) {
@@ -44,8 +41,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     this.fanoutDelay = Timer.builder("newsfeed.fanout.delay").register(registry);
     this.fanoutOk = operation(registry, "success");
     this.fanoutError = operation(registry, "error");
-    // malformed events are counted as failed too, but can never succeed: they are logged and skipped
-    this.malformed = Counter.builder("newsfeed.events").tag("event", "failed").register(registry);
+    this.decoder = new EventDecoder(registry);
   }
 
   private static Timer operation(MeterRegistry registry, String outcome) {
@@ -56,19 +52,9 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   @Override
   public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
-    // the same post twice in one batch (a producer retry) is fanned out once
-    Map<UUID, OutboundPostedEvent> unique = new LinkedHashMap<>();
-    for (KafkaConsumerRecord<String, String> r : records) {
-      try {
-        OutboundPostedEvent e = OutboundPostedEvent.parse(r.value());
-        unique.putIfAbsent(e.eventId(), e);
-      } catch (OutboundPostedEvent.MalformedEventException e) {
-        malformed.increment();
-        LOG.error("skipping malformed event at {}-{}@{}: {}", r.topic(), r.partition(), r.offset(), e.getMessage());
-      }
-    }
-    List<Future<Void>> all = new ArrayList<>(unique.size());
-    for (OutboundPostedEvent e : unique.values()) {
+    List<OutboundPostedEvent> decoded = decoder.decode(records);
+    List<Future<Void>> all = new ArrayList<>(decoded.size());
+    for (OutboundPostedEvent e : decoded) {
       all.add(events.submit(() -> fanOut(e)));
     }
     return Future.all(all).mapEmpty();
