@@ -8,8 +8,6 @@ import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +19,6 @@ import java.util.concurrent.TimeUnit;
  * batch succeeds only when every row of every event is written, which is what lets the consumer commit.
  */
 public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor {
-  private static final Logger LOG = LoggerFactory.getLogger(FanoutProcessor.class);
 
   private final FriendsClient friends;
   private final InboundRepository repository;
