@@ -10,18 +10,11 @@ import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
-import io.vertx.kafka.admin.KafkaAdminClient;
-import io.vertx.kafka.client.consumer.KafkaConsumer;
-import newsfeed.common.kafka.ConsumerMetrics;
-import newsfeed.common.kafka.KafkaBatchConsumer;
-import newsfeed.common.kafka.KafkaGroupMonitor;
 import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
 
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,8 +26,7 @@ public final class InboundVerticle extends VerticleBase {
   private final PrometheusMeterRegistry registry;
   private CassandraClient cassandra;
   private WebClient web;
-  private KafkaBatchConsumer consumer;
-  private KafkaGroupMonitor monitor;
+  private EventConsumer consumer;
   private HttpServer server;
 
   public InboundVerticle(InboundConfig config, PrometheusMeterRegistry registry) {
@@ -52,27 +44,17 @@ public final class InboundVerticle extends VerticleBase {
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, registry,
         config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites());
 
-    ConsumerMetrics consumerMetrics = new ConsumerMetrics(registry, config.kafkaGroupId());
-    consumer = new KafkaBatchConsumer(vertx, KafkaConsumer.create(vertx, kafkaConsumerConfig()),
-        config.kafkaTopic(), fanout, consumerMetrics);
-    monitor = new KafkaGroupMonitor(vertx, KafkaAdminClient.create(vertx, kafkaAdminConfig()),
-        config.kafkaGroupId(), consumerMetrics, consumer::assignment);
+    consumer = new EventConsumer(vertx, registry, "inbound", config.kafkaBootstrapServers(), config.kafkaTopic(),
+        config.kafkaGroupId(), 100, fanout);
 
     InboundHandler inbound = new InboundHandler(repository, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
-    Router router = HttpBootstrap.router(vertx, registry, List.of(
-        new Check("cassandra", repository::ping),
-        new Check("kafka", () -> monitor.checkBroker(2_000)),
-        new Check("consumer", () -> {
-          String reason = consumer.unhealthyReason();
-          return reason == null ? Future.succeededFuture() : Future.failedFuture(reason);
-        })));
+    Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
     router.get("/participant/:id/inbound").handler(inbound::get);
 
     server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()));
     return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen()
-        .compose(s -> consumer.start())
-        .onSuccess(v -> monitor.start());
+        .compose(s -> consumer.start());
   }
 
   /** Stop taking requests and drain them, let the consumer finish and commit its batch, then close the stores. */
@@ -81,7 +63,6 @@ public final class InboundVerticle extends VerticleBase {
     long graceMs = config.shutdownGrace().toMillis();
     return server.shutdown(graceMs, TimeUnit.MILLISECONDS)
         .transform(ar -> consumer.stop(config.shutdownGrace()))
-        .transform(ar -> monitor.stop())
         .transform(ar -> cassandra.close())
         .transform(ar -> web == null ? Future.succeededFuture() : closeWeb());
   }
@@ -89,26 +70,5 @@ public final class InboundVerticle extends VerticleBase {
   private Future<Void> closeWeb() {
     web.close();
     return Future.succeededFuture();
-  }
-
-  private Map<String, String> kafkaConsumerConfig() {
-    Map<String, String> c = new HashMap<>();
-    c.put("bootstrap.servers", config.kafkaBootstrapServers());
-    c.put("group.id", config.kafkaGroupId());
-    c.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-    c.put("value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
-    c.put("enable.auto.commit", "false");          // offsets are committed only after the fan-out is written
-    c.put("auto.offset.reset", "earliest");        // a new group must not skip posts made before it started
-    c.put("max.poll.records", "100");              // one batch = up to 100 posts fanned out concurrently
-    c.put("client.id", "newsfeed-inbound-" + ProcessHandle.current().pid());
-    return c;
-  }
-
-  private Map<String, String> kafkaAdminConfig() {
-    Map<String, String> c = new HashMap<>();
-    c.put("bootstrap.servers", config.kafkaBootstrapServers());
-    c.put("request.timeout.ms", "5000");
-    c.put("default.api.timeout.ms", "10000");
-    return c;
   }
 }

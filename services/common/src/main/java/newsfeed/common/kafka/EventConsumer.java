@@ -1,0 +1,77 @@
+package newsfeed.common.kafka;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.kafka.admin.KafkaAdminClient;
+import io.vertx.kafka.client.consumer.KafkaConsumer;
+import newsfeed.common.http.HttpBootstrap.Check;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The "outbound posted" consumer of a service (inbound, search): an at-least-once {@link KafkaBatchConsumer} in the
+ * service's group, with manual commits after the processor's writes, plus the {@link KafkaGroupMonitor} that
+ * checks the broker and reports the lag. One place for the client settings both groups must share.
+ */
+public final class EventConsumer {
+  private final KafkaBatchConsumer consumer;
+  private final KafkaGroupMonitor monitor;
+
+  /** {@code maxPollRecords}: one batch = what the processor handles at once before the commit. */
+  public EventConsumer(Vertx vertx, MeterRegistry registry, String service, String bootstrapServers, String topic,
+                       String group, int maxPollRecords, KafkaBatchConsumer.BatchProcessor processor) {
+    ConsumerMetrics metrics = new ConsumerMetrics(registry, group);
+    this.consumer = new KafkaBatchConsumer(vertx,
+        KafkaConsumer.create(vertx, consumerConfig(service, bootstrapServers, group, maxPollRecords)),
+        topic, processor, metrics);
+    this.monitor = new KafkaGroupMonitor(vertx, KafkaAdminClient.create(vertx, adminConfig(bootstrapServers)),
+        group, metrics, consumer::assignment);
+  }
+
+  static Map<String, String> consumerConfig(String service, String bootstrapServers, String group,
+                                            int maxPollRecords) {
+    Map<String, String> c = new HashMap<>();
+    c.put("bootstrap.servers", bootstrapServers);
+    c.put("group.id", group);
+    c.put("key.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    c.put("value.deserializer", "org.apache.kafka.common.serialization.StringDeserializer");
+    c.put("enable.auto.commit", "false");          // offsets are committed only after the processor's writes
+    c.put("auto.offset.reset", "earliest");        // a new group must not skip posts made before it started
+    c.put("max.poll.records", Integer.toString(maxPollRecords));
+    c.put("client.id", "newsfeed-" + service + "-" + ProcessHandle.current().pid());
+    return c;
+  }
+
+  static Map<String, String> adminConfig(String bootstrapServers) {
+    Map<String, String> c = new HashMap<>();
+    c.put("bootstrap.servers", bootstrapServers);
+    c.put("request.timeout.ms", "5000");
+    c.put("default.api.timeout.ms", "10000");
+    return c;
+  }
+
+  /** Readiness: the service's own stores' checks, then the broker answers and the poll loop made progress. */
+  public List<Check> readinessChecks(Check... stores) {
+    List<Check> checks = new ArrayList<>(List.of(stores));
+    checks.add(new Check("kafka", () -> monitor.checkBroker(2_000)));
+    checks.add(new Check("consumer", () -> {
+      String reason = consumer.unhealthyReason();
+      return reason == null ? Future.succeededFuture() : Future.failedFuture(reason);
+    }));
+    return checks;
+  }
+
+  public Future<Void> start() {
+    return consumer.start().onSuccess(v -> monitor.start());
+  }
+
+  /** Lets the batch in flight finish and commit (bounded by the grace period), then closes the clients. */
+  public Future<Void> stop(Duration grace) {
+    return consumer.stop(grace).transform(ar -> monitor.stop());
+  }
+}
