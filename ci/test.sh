@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-ALL_SUITES=(lint observability charts stack services e2e load)
-STACK_SUITES=" services e2e load "
+# offline checks first (fast feedback), then the suites on real stores; faults last: it stops and starts stores
+ALL_SUITES=(lint release observability charts stack services e2e load robustness experiment faults)
+# these share one stack started here; stack, experiment and faults start their own (they stop or restart stores)
+STACK_SUITES=" services e2e load robustness "
 suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=("${ALL_SUITES[@]}")
 
 export NEWSFEED_RUN=${NEWSFEED_RUN:-$ROOT/.run/test}

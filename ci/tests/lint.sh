@@ -6,7 +6,7 @@ BIN=${NEWSFEED_BIN:-$HOME/.cache/newsfeed/bin}
 passed=0 failed=0
 check() {  # check NAME CMD...: one counted test
   local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi
+  if "$@"; then passed=$((passed + 1)); echo "ok - $name"; else failed=$((failed + 1)); echo "FAIL - $name"; fi
 }
 
 mapfile -t scripts < <(git ls-files --cached --others --exclude-standard -- '*.sh' .ci/run | sort -u)
