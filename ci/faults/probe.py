@@ -1,0 +1,281 @@
+"""Probes of the fault suite: what the services answer while a fault lasts, and how long they take to recover.
+
+Usage:
+  probe.py down FAULT GRAPH.json OUT_DIR       while FAULT is in effect (kafka | redis | cassandra | solr |
+                                               inbound-2): prints `ok - ...` / `FAIL - ...` lines
+  probe.py recover FAULT GRAPH.json OUT_DIR --since EPOCH [--timeout 120]
+                                               after the store (or instance) was started again at EPOCH:
+                                               waits until every instance is ready, a new post is acknowledged,
+                                               fanned out to a friend and searchable; prints ok/FAIL lines
+Environment: SOCIAL_GRAPH_URL, OUTBOUND_URL, INBOUND_URL, SEARCH_URL, and NEWSFEED_INSTANCES
+("social-graph-1=http://127.0.0.1:P inbound-2=http://..." : every instance, for health probes).
+Results are also appended to OUT_DIR/probes.jsonl and OUT_DIR/recovery.jsonl; marker posts (acknowledged
+posts made here) to OUT_DIR/markers.jsonl so the final verification checks them like the ledger's.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+from concurrent.futures import ThreadPoolExecutor
+
+import api
+
+POLL_SECONDS = 30      # how long a condition that must appear during an outage may take to appear
+SAMPLES = 4            # a condition that must hold during an outage is sampled this often, 0.5 s apart
+
+
+class Probe:
+    def __init__(self, fault, graph, out_dir):
+        self.fault, self.graph, self.out_dir = fault, graph, out_dir
+        self.urls = api.Urls()
+        self.instances = dict(pair.split("=", 1) for pair in os.environ.get("NEWSFEED_INSTANCES", "").split())
+        self.failed = 0
+        self.probe_posts = 0
+        self.plan = []
+        posters = graph["posters"]
+        # a poster with friends, and two other participants whose feeds and friends are read
+        self.poster = next(p for p in posters if graph["friends"][str(p)])
+        self.friend = graph["friends"][str(self.poster)][0]
+        self.readers = posters[:3]
+
+    def record(self, name, ok, detail, **extra):
+        self.failed += 0 if ok else 1
+        print(f"{'ok' if ok else 'FAIL'} - {self.fault} {name}" + (f" ({detail})" if detail else ""), flush=True)
+        with open(os.path.join(self.out_dir, "probes.jsonl"), "a") as f:
+            f.write(json.dumps({"fault": self.fault, "check": name, "ok": ok, "detail": detail, **extra}) + "\n")
+
+    # -- conditions: each returns (ok, detail). The checks of one fault are planned first, then run side by side
+    # (so the whole set takes as long as its slowest check, not their sum) and reported in plan order.
+    def eventually(self, name, cond, timeout=POLL_SECONDS):
+        """cond must become true within timeout (a store's absence takes a moment to be noticed)."""
+        def run():
+            last = [None]
+
+            def attempt():
+                ok, detail = cond()
+                last[0] = detail
+                return ok
+            ok, secs = api.wait_for(attempt, timeout)
+            return bool(ok), f"after {secs:.1f}s" if ok else f"not within {timeout}s: {last[0]}", round(secs, 2)
+        self.plan.append((name, run))
+
+    def always(self, name, cond):
+        """cond must hold on every one of a few samples."""
+        def run():
+            for i in range(SAMPLES):
+                ok, detail = cond()
+                if not ok:
+                    return False, f"sample {i + 1}: {detail}", None
+                time.sleep(0.5)
+            return True, f"{SAMPLES} samples", None
+        self.plan.append((name, run))
+
+    def run_plan(self):
+        with ThreadPoolExecutor(max(1, len(self.plan))) as pool:
+            futures = [(name, pool.submit(run)) for name, run in self.plan]
+            for name, f in futures:
+                ok, detail, secs = f.result()
+                self.record(name, ok, detail, seconds=secs)
+        self.plan = []
+
+    @staticmethod
+    def status_is(method, url, status, body=None, json_error=False, timeout=15):
+        def cond():
+            r = api.request(method, url, body, timeout=timeout)
+            if r.status != status:
+                return False, f"{method} {url} -> {r.describe()}"
+            if json_error and not r.is_json_error(status):
+                return False, f"{method} {url} -> {status} without the JSON error body: {r.body[:200]!r}"
+            return True, f"{method} {url} -> {r.status}"
+        return cond
+
+    def post_cond(self, status, json_error=False):
+        """POST outbound must answer status; every post acknowledged here is kept for the final verification."""
+        def cond():
+            self.probe_posts += 1
+            kw = f"nf{self.graph['run']}p{self.fault[:3]}{int(time.time() * 1000) % 10 ** 9:09d}"
+            body = {"from": api.link(self.poster), "subject": f"fault probe {kw}",
+                    "story": f"probe post during {self.fault}, keyword {kw}"}
+            r = api.post(f"{self.urls.outbound}/participant/{self.poster}/outbound", body, timeout=15)
+            if 200 <= r.status < 300:
+                self.keep_marker(f"probe-{self.fault}-{self.probe_posts}", kw, body["subject"], r.status)
+            if r.status != status:
+                return False, f"POST outbound -> {r.describe()}"
+            if json_error and not r.is_json_error(status):
+                return False, f"POST outbound -> {status} without the JSON error body: {r.body[:200]!r}"
+            return True, f"POST outbound -> {r.status}"
+        return cond
+
+    def keep_marker(self, seq, kw, subject, status):
+        with open(os.path.join(self.out_dir, "markers.jsonl"), "a") as f:
+            f.write(json.dumps({"seq": seq, "poster": self.poster, "keyword": kw, "subject": subject,
+                                "status": status, "outcome": "acknowledged"}) + "\n")
+
+    # -- the checks of one fault
+    def live_all(self, skip=()):
+        for inst, url in sorted(self.instances.items()):
+            if inst not in skip:
+                self.always(f"down: {inst} /health/live 200", self.status_is("GET", f"{url}/health/live", 200))
+
+    def ready(self, inst, status):
+        self.eventually(f"down: {inst} /health/ready {status}",
+                        self.status_is("GET", f"{self.instances[inst]}/health/ready", status))
+
+    def instances_of(self, service):
+        return sorted(i for i in self.instances if i.rsplit("-", 1)[0] == service)
+
+    def social_graph_reads(self):
+        friends = self.graph["friends"]
+
+        def cond():
+            for pid in self.readers:
+                r = api.get(f"{self.urls.social_graph}/participant/{pid}")
+                if r.status != 200:
+                    return False, f"GET /participant/{pid} -> {r.describe()}"
+                rows = api.feed(f"{self.urls.social_graph}/participant/{pid}/friends")
+                if rows is None:
+                    return False, f"GET /participant/{pid}/friends did not answer 200"
+                got = sorted(api.id_of(x["to"]) if api.id_of(x["from"]) == pid else api.id_of(x["from"]) for x in rows)
+                if got != friends[str(pid)]:
+                    return False, f"GET /participant/{pid}/friends -> {got}, expected {friends[str(pid)]}"
+            return True, ""
+        self.always("down: social-graph GET /participant/{id} and /friends 200 with the right friends", cond)
+
+    def down(self):
+        u, p = self.urls, self.poster
+        read_outbound = f"{u.outbound}/participant/{p}/outbound?limit=5"
+        read_inbound = f"{u.inbound}/participant/{self.friend}/inbound?limit=5"
+        search = f"{u.search}/outbound?keywords=fault"
+        if self.fault == "kafka":
+            self.live_all()
+            self.eventually("down: POST outbound 503 JSON error",
+                            self.post_cond(503, json_error=True))
+            for inst in self.instances_of("outbound") + self.instances_of("inbound") + self.instances_of("search"):
+                self.ready(inst, 503)
+            self.always("down: GET outbound still 200 (Cassandra is up)", self.status_is("GET", read_outbound, 200))
+            self.always("down: GET inbound still 200 (Cassandra is up)", self.status_is("GET", read_inbound, 200))
+            self.always("down: search still 200 (Solr is up)", self.status_is("GET", search, 200))
+            self.social_graph_reads()
+        elif self.fault == "redis":
+            self.live_all()
+            self.social_graph_reads()
+            ready = api.get(f"{self.instances[self.instances_of('social-graph')[0]]}/health/ready")
+            # whether a cache outage makes social-graph unready is its design choice: recorded, not judged
+            print(f"# redis down: social-graph /health/ready answers {ready.describe()}", flush=True)
+            for inst in self.instances_of("outbound") + self.instances_of("inbound") + self.instances_of("search"):
+                self.always(f"down: {inst} /health/ready still 200 (needs no Redis)",
+                            self.status_is("GET", f"{self.instances[inst]}/health/ready", 200))
+        elif self.fault == "cassandra":
+            self.live_all()
+            self.eventually("down: POST outbound 503 JSON error",
+                            self.post_cond(503, json_error=True))
+            self.eventually("down: GET outbound 503 JSON error", self.status_is("GET", read_outbound, 503, json_error=True))
+            for inst in self.instances_of("inbound"):
+                self.eventually(f"down: GET inbound on {inst} 503 JSON error",
+                                self.status_is("GET", f"{self.instances[inst]}/participant/{self.friend}/inbound",
+                                               503, json_error=True))
+            for inst in self.instances_of("outbound") + self.instances_of("inbound"):
+                self.ready(inst, 503)
+            self.always("down: search still 200 (Solr is up)", self.status_is("GET", search, 200))
+            self.social_graph_reads()
+        elif self.fault == "solr":
+            self.live_all()
+            self.eventually("down: search 503 JSON error", self.status_is("GET", search, 503, json_error=True))
+            for inst in self.instances_of("search"):
+                self.ready(inst, 503)
+            self.eventually("down: POST outbound still 201 (posting needs no Solr)",
+                            self.post_cond(201))
+            self.always("down: GET inbound still 200", self.status_is("GET", read_inbound, 200))
+        elif self.fault.startswith("inbound-"):
+            killed = self.fault
+            self.live_all(skip=(killed,))
+            self.always(f"down: {killed} gone (no answer)", self.gone(self.instances[killed]))
+            for inst in self.instances_of("inbound"):
+                if inst != killed:
+                    self.ready(inst, 200)
+                    self.always(f"down: GET inbound on {inst} 200",
+                                self.status_is("GET", f"{self.instances[inst]}/participant/{self.friend}/inbound", 200))
+            self.eventually("down: POST outbound 201",
+                            self.post_cond(201))
+        else:
+            raise SystemExit(f"unknown fault {self.fault}")
+
+    @staticmethod
+    def gone(url):
+        def cond():
+            r = api.get(f"{url}/health/live", timeout=2)
+            return r.status == 0, r.describe()
+        return cond
+
+    def recover(self, since, timeout):
+        """Times, from `since` (the start of the store), until each stage of recovery is reached."""
+        deadline = since + timeout
+        times = {"fault": self.fault, "since": since}
+
+        def left():
+            return max(0.0, deadline - time.time())
+
+        def all_ready():
+            return all(api.get(f"{url}/health/ready", timeout=3).status == 200 for url in self.instances.values())
+        ok, _ = api.wait_for(all_ready, left())
+        times["ready_s"] = round(time.time() - since, 1) if ok else None
+        self.record("recovered: every instance /health/ready 200", bool(ok),
+                    f"{times['ready_s']}s after the restart" if ok else f"not within {timeout}s")
+
+        kw = f"nf{self.graph['run']}y{int(since) % 1000000:06d}"
+        body = {"from": api.link(self.poster), "subject": f"fault marker {kw}",
+                "story": f"marker after {self.fault}, keyword {kw}"}
+        acked = [None]
+
+        def post_once():
+            r = api.post(f"{self.urls.outbound}/participant/{self.poster}/outbound", body, timeout=15)
+            if 200 <= r.status < 300:
+                acked[0] = r.json()
+                return True
+            return False
+        ok, _ = api.wait_for(post_once, left(), interval=1.0)
+        times["post_s"] = round(time.time() - since, 1) if ok else None
+        self.record("recovered: a new post is acknowledged", bool(ok),
+                    f"{times['post_s']}s after the restart" if ok else f"not within {timeout}s")
+        if ok:
+            self.keep_marker(f"marker-{self.fault}", kw, body["subject"], 201)
+
+            def in_inbound():
+                rows = api.get(f"{self.urls.inbound}/participant/{self.friend}/inbound?limit=100", timeout=5).json()
+                return isinstance(rows, list) and any(x.get("subject") == body["subject"] for x in rows)
+
+            def searchable():
+                rows = api.get(f"{self.urls.search}/outbound?posts=true&keywords={kw}", timeout=5).json()
+                return isinstance(rows, list) and any(x.get("subject") == body["subject"] for x in rows)
+            for key, name, cond in (("fanout_s", "the new post reaches a friend's inbound", in_inbound),
+                                    ("search_s", "the new post is searchable", searchable)):
+                ok, _ = api.wait_for(cond, left())
+                times[key] = round(time.time() - since, 1) if ok else None
+                self.record(f"recovered: {name}", bool(ok),
+                            f"{times[key]}s after the restart" if ok else f"not within {timeout}s")
+        with open(os.path.join(self.out_dir, "recovery.jsonl"), "a") as f:
+            f.write(json.dumps(times) + "\n")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("mode", choices=["down", "recover"])
+    p.add_argument("fault")
+    p.add_argument("graph")
+    p.add_argument("out_dir")
+    p.add_argument("--since", type=float)
+    p.add_argument("--timeout", type=float, default=120)
+    a = p.parse_args()
+    probe = Probe(a.fault, json.load(open(a.graph)), a.out_dir)
+    if a.mode == "down":
+        probe.down()
+        probe.run_plan()
+    else:
+        probe.recover(a.since or time.time(), a.timeout)
+    sys.exit(1 if probe.failed else 0)
+
+
+if __name__ == "__main__":
+    main()

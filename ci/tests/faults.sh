@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Suite "faults": store outages and a killed instance under a steady stream of posts, then proof that no
+# acknowledged post was lost or duplicated.
+#
+# Always starts its OWN stack (it stops stores; a shared NEWSFEED_STACK_ENV is ignored) in a fresh run dir,
+# the services with two inbound instances, a seeded graph (ci/faults/seed.py), and the ledger
+# (ci/faults/ledger.py: FAULTS_RATE posts/s, every outcome recorded). Then, one after the other: Kafka, Redis,
+# Cassandra and Solr stopped and started again (ci/stack.sh stop-store/start-store), and inbound-2 killed -9
+# and restarted. While each fault lasts ci/faults/probe.py checks that the services stay live, answer 503 JSON
+# where the missing store is needed, keep serving what does not need it, and report not ready; after each
+# restart it times the recovery (ready, a new post acknowledged, fanned out, searchable). Finally
+# ci/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
+# inbound, and in search; ci/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
+#
+# Environment: NEWSFEED_PORT_OFFSET (default 1200), FAULTS_RATE (posts/s, default 20), FAULTS_POSTERS (30),
+# FAULTS_RECOVER_TIMEOUT (s, default 120), FAULTS_NOISE_RATE (k6 social load alongside, requests/s; default 0
+# = off: on 2 cores it mostly slows the stores' restarts down), FAULTS_KEEP_RUN=1 keeps the whole run dir.
+# Last line: `faults: N passed, N failed`.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+SUITE=faults
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1200}
+NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-faults.XXXXXX)
+export NEWSFEED_RUN
+unset NEWSFEED_STACK_ENV
+export SERVICE_INSTANCES=${SERVICE_INSTANCES:-inbound=2}
+RATE=${FAULTS_RATE:-20}
+POSTERS=${FAULTS_POSTERS:-30}
+RECOVER_TIMEOUT=${FAULTS_RECOVER_TIMEOUT:-120}
+NOISE_RATE=${FAULTS_NOISE_RATE:-0}
+OUT=$NEWSFEED_RUN/faults
+GRAPH=$OUT/graph.json
+passed=0 failed=0 ledger_pid="" noise_pid=""
+suite_start=$SECONDS
+log() { echo "[faults $(date +%T)] $*" >&2; }
+# shellcheck source=ci/tests/lib/maven.sh
+source ci/tests/lib/maven.sh
+# shellcheck source=ci/tests/lib/system.sh
+source ci/tests/lib/system.sh
+
+cleanup() {
+  local rc=$?
+  if [ -n "$ledger_pid" ]; then kill "$ledger_pid" 2>/dev/null || true; wait "$ledger_pid" 2>/dev/null || true; fi
+  if [ -n "$noise_pid" ]; then kill -- "-$noise_pid" 2>/dev/null || true; wait "$noise_pid" 2>/dev/null || true; fi
+  system_down
+  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ "${FAULTS_KEEP_RUN:-0}" != 1 ]; then
+    rm -rf "$NEWSFEED_RUN/stack"   # the stores' data; the report and the service logs stay
+  fi
+  log "report and logs in $NEWSFEED_RUN (faults/report.md, services/logs, stack/logs)"
+}
+trap cleanup EXIT
+
+check() {
+  local name=$1; shift
+  if "$@" >&2; then passed=$((passed + 1)); echo "ok - $name"; else failed=$((failed + 1)); echo "FAIL - $name"; fi
+}
+
+# Runs a driver that prints its own ok/FAIL lines and adds them to the counts; a driver that fails without
+# a FAIL line (a crash) counts as one failure.
+counted() {
+  local name=$1; shift
+  local out=$OUT/.last-driver-output rc=0 p f
+  "$@" | tee "$out" || rc=$?
+  p=$(grep -c '^ok - ' "$out" || true)
+  f=$(grep -c '^FAIL - ' "$out" || true)
+  passed=$((passed + p)); failed=$((failed + f))
+  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "FAIL - $name (exit $rc, see above)"; fi
+}
+
+event() { printf '{"fault":"%s","event":"%s","t":%s}\n' "$1" "$2" "$(date +%s.%N)" >> "$OUT/timeline.jsonl"; }
+
+# every instance as name=url, for the probes' health checks
+instances() {
+  local svc i port
+  for svc in social-graph outbound inbound search; do
+    i=0
+    for port in $(bash ci/services.sh ports "$svc"); do
+      i=$((i + 1)); printf '%s-%s=http://127.0.0.1:%s ' "$svc" "$i" "$port"
+    done
+  done
+}
+
+# fault NAME MIN_DOWN STOP_CMD... -- START_CMD...: one outage, probed while it lasts, then the timed recovery
+fault() {
+  local name=$1 min_down=$2; shift 2
+  local stop=() start=()
+  while [ "$1" != -- ]; do stop+=("$1"); shift; done
+  shift; start=("$@")
+  log "fault $name: ${stop[*]}"
+  event "$name" stop
+  check "$name: ${stop[*]}" "${stop[@]}"
+  event "$name" stopped
+  local down_at=$SECONDS
+  counted "$name probes" python3 ci/faults/probe.py down "$name" "$GRAPH" "$OUT"
+  local rest=$((min_down - (SECONDS - down_at)))
+  if [ "$rest" -gt 0 ]; then sleep "$rest"; fi
+  log "fault $name: ${start[*]}"
+  event "$name" start
+  local since; since=$(date +%s.%N)
+  check "$name: ${start[*]}" "${start[@]}"
+  event "$name" started
+  counted "$name recovery" python3 ci/faults/probe.py recover "$name" "$GRAPH" "$OUT" --since "$since" \
+    --timeout "$RECOVER_TIMEOUT"
+}
+
+stop_ledger() {
+  touch "$OUT/stop"
+  local rc=0
+  wait "$ledger_pid" || rc=$?
+  ledger_pid=""
+  [ "$rc" -eq 0 ]
+}
+
+system_up
+mkdir -p "$OUT"
+NEWSFEED_INSTANCES=$(instances)
+export NEWSFEED_INSTANCES
+export PYTHONDONTWRITEBYTECODE=1
+setup "seed the graph" python3 ci/faults/seed.py "$GRAPH" --posters "$POSTERS"
+
+python3 ci/faults/ledger.py "$GRAPH" "$OUT" --rate "$RATE" > "$OUT/ledger.log" 2>&1 &
+ledger_pid=$!
+if [ "$NOISE_RATE" != 0 ]; then
+  # its own process group, so stopping it also stops k6 behind ci/load.sh's pipe; its verdict is not ours
+  setsid env PROFILE=ci RATE="$NOISE_RATE" DURATION=30m TESTID=faults-noise bash ci/load.sh social \
+    > "$OUT/noise.log" 2>&1 &
+  noise_pid=$!
+fi
+sleep 10   # a baseline before the first fault
+
+fault kafka 10 bash ci/stack.sh stop-store kafka -- bash ci/stack.sh start-store kafka
+fault redis 8 bash ci/stack.sh stop-store redis -- bash ci/stack.sh start-store redis
+fault cassandra 8 bash ci/stack.sh stop-store cassandra -- bash ci/stack.sh start-store cassandra
+fault solr 8 bash ci/stack.sh stop-store solr -- bash ci/stack.sh start-store solr
+fault inbound-2 8 bash ci/services.sh kill inbound-2 -- bash ci/services.sh restart inbound-2
+
+sleep 5   # a tail of posts after the last recovery
+check "ledger stopped cleanly" stop_ledger
+cat "$OUT/ledger.log" >&2
+if [ -n "$noise_pid" ]; then kill -- "-$noise_pid" 2>/dev/null || true; wait "$noise_pid" 2>/dev/null || true; noise_pid=""; fi
+check "no service instance died during the faults" bash ci/services.sh status
+counted "verification" python3 ci/faults/verify.py "$GRAPH" "$OUT" --timeout "$RECOVER_TIMEOUT"
+counted "report" python3 ci/faults/report.py "$OUT"
+log "suite took $((SECONDS - suite_start)) s"
+
+echo "faults: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
