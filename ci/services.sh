@@ -66,10 +66,16 @@ instance_pid() {
   echo "$pid"
 }
 
+# The jar an instance runs: a copy named by content in the run dir, so a rebuild of services/ while instances run
+# never swaps classes under a running JVM (it would fail on its next class load).
 jar_of() {
   local jar=$ROOT/services/$1/target/$1.jar
   [ -f "$jar" ] || die "$jar is missing: build with 'make build'"
-  echo "$jar"
+  local staged; staged=$DIR/jars/$1-$(sha256sum "$jar" | cut -c1-12).jar
+  if [ ! -f "$staged" ]; then
+    mkdir -p "$DIR/jars"; cp "$jar" "$staged.tmp"; mv "$staged.tmp" "$staged"
+  fi
+  echo "$staged"
 }
 
 start_instance() {

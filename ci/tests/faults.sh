@@ -12,14 +12,14 @@
 # ci/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
 # inbound, and in search; ci/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
 #
-# Environment: NEWSFEED_PORT_OFFSET (default 1200), FAULTS_RATE (posts/s, default 20), FAULTS_POSTERS (30),
+# Environment: NEWSFEED_PORT_OFFSET (default 1600), FAULTS_RATE (posts/s, default 20), FAULTS_POSTERS (30),
 # FAULTS_RECOVER_TIMEOUT (s, default 120), FAULTS_NOISE_RATE (k6 social load alongside, requests/s; default 0
 # = off: on 2 cores it mostly slows the stores' restarts down), FAULTS_KEEP_RUN=1 keeps the whole run dir.
 # Last line: `faults: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SUITE=faults
-export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1200}
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1600}
 NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-faults.XXXXXX)
 export NEWSFEED_RUN
 unset NEWSFEED_STACK_ENV
@@ -57,15 +57,8 @@ check() {
 
 # Runs a driver that prints its own ok/FAIL lines and adds them to the counts; a driver that fails without
 # a FAIL line (a crash) counts as one failure.
-counted() {
-  local name=$1; shift
-  local out=$OUT/.last-driver-output rc=0 p f
-  "$@" | tee "$out" || rc=$?
-  p=$(grep -c '^ok - ' "$out" || true)
-  f=$(grep -c '^FAIL - ' "$out" || true)
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "FAIL - $name (exit $rc, see above)"; fi
-}
+# shellcheck source=ci/tests/lib/counted.sh
+source ci/tests/lib/counted.sh
 
 event() { printf '{"fault":"%s","event":"%s","t":%s}\n' "$1" "$2" "$(date +%s.%N)" >> "$OUT/timeline.jsonl"; }
 

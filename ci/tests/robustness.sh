@@ -7,11 +7,11 @@
 #   (b) ci/robustness/fuzz.py: Schemathesis (pinned, venv in ~/.cache/newsfeed) over docs/openapi.yaml through
 #       the local gateway (ci/gateway.sh): no 5xx, answers conform to the spec.
 # Uses the stack named by NEWSFEED_STACK_ENV (ci/test.sh shares one), else starts its own in a fresh run dir;
-# services on NEWSFEED_PORT_OFFSET (default 1300). Last line: `robustness: N passed, N failed`.
+# services on NEWSFEED_PORT_OFFSET (default 1700). Last line: `robustness: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SUITE=robustness
-export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1300}
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1700}
 NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-robustness.XXXXXX)
 export NEWSFEED_RUN
 OUT=$NEWSFEED_RUN/robustness
@@ -32,15 +32,8 @@ trap cleanup EXIT
 
 # Runs a driver that prints its own ok/FAIL lines and adds them to the counts; a driver that fails without
 # a FAIL line (a crash) counts as one failure.
-counted() {
-  local name=$1; shift
-  local out=$OUT/.last-driver-output rc=0 p f
-  "$@" | tee "$out" || rc=$?
-  p=$(grep -c '^ok - ' "$out" || true)
-  f=$(grep -c '^FAIL - ' "$out" || true)
-  passed=$((passed + p)); failed=$((failed + f))
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then failed=$((failed + 1)); echo "FAIL - $name (exit $rc, see above)"; fi
-}
+# shellcheck source=ci/tests/lib/counted.sh
+source ci/tests/lib/counted.sh
 
 system_up
 mkdir -p "$OUT"

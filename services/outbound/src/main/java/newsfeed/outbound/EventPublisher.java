@@ -11,6 +11,8 @@ import io.vertx.core.Vertx;
 import io.vertx.kafka.admin.KafkaAdminClient;
 import io.vertx.kafka.client.producer.KafkaProducer;
 import io.vertx.kafka.client.producer.KafkaProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -23,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  * broker is away instead of holding the request.
  */
 public final class EventPublisher {
+  private static final Logger LOG = LoggerFactory.getLogger(EventPublisher.class);
   static final int MAX_BLOCK_MS = 3_000;        // waiting for metadata (an unreachable broker) or buffer space
   static final int REQUEST_TIMEOUT_MS = 3_000;  // one produce request
   static final int LINGER_MS = 5;
@@ -39,6 +42,9 @@ public final class EventPublisher {
 
   public EventPublisher(Vertx vertx, String bootstrapServers, String topic, MeterRegistry registry) {
     this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers));
+    // a failed send already fails its request's future (503, counted, logged by the handler); without a handler
+    // Vert.x would also log each one as an unhandled exception, hundreds of lines per broker outage
+    this.producer.exceptionHandler(err -> LOG.debug("kafka producer: {}", err.toString()));
     this.admin = KafkaAdminClient.create(vertx, adminConfig(bootstrapServers));
     this.topic = topic;
     this.produceOk = StoreTimers.timer(registry, "kafka", "produce", "success");

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Horizontal-scaling experiment: for each replica count of one service, scale it, run a k6 scenario at a
+# fixed arrival rate, measure the run window from Prometheus, then write a results table (CSV + Markdown)
+# and a chart of throughput vs replicas with the scaling efficiency throughput(N) / (N * throughput(1)).
+#
+# Usage: ci/experiment.sh --mode local|cluster --service SVC --replicas "1 2 3" [options]
+#   --scenario NAME     k6 scenario (k6/NAME.js; in a cluster the CronJob <release>-k6-NAME), default social
+#   --rate R            k6 RATE (iterations/s over all scenarios of social.js), default 50
+#   --duration D        k6 DURATION of the load (k6 syntax: 30s, 2m, 1m30s), default 2m
+#   --env KEY=VALUE     more k6 settings (k6/README.md), repeatable: --env SCENARIOS=post_outbound
+#   --warmup D          an unmeasured run of D before each measured one (JIT, pools, consumer rebalance)
+#   --settle S          seconds to wait after scaling before the run, default 10
+#   --pad S             seconds after the run before reading Prometheus (> 1 scrape), default 12 / 40 (cluster)
+#   --throughput K      what the efficiency is computed on: http (requests served by the service; default for
+#                       social-graph, outbound) or events (events consumed by its Kafka group; inbound, search)
+#   --out DIR           default $NEWSFEED_RUN/experiments/<service>-<mode>-<UTC time>
+#   --title TEXT        chart and table title;  --no-chart  skip the PNG
+#  cluster mode (PROMETHEUS_URL must reach the cluster's Prometheus, e.g. through kubectl port-forward):
+#   --release NAME (newsfeed)  --namespace NS (newsfeed)  --chart PATH (charts/newsfeed)
+#   --values FILE       extra values for every upgrade, repeatable (e.g. values/scaling/hpa.yaml)
+#   --key K[,K2]        value(s) set to the replica count, default <service>.replicaCount; with an HPA e.g.
+#                       <service>.autoscaling.hpa.minReplicas,<service>.autoscaling.hpa.maxReplicas
+#   --job-timeout S     give up waiting for a k6 Job, default 3600;  --dry-run  print helm/kubectl, run nothing
+#  local mode: NEWSFEED_RUN, NEWSFEED_PORT_OFFSET and NEWSFEED_STACK_ENV as for ci/services.sh; the stores
+#   must be up; services, gateway and Prometheus are started when not running (and then stopped at the end).
+#   "replicas" = local instances (at most 9; SERVICE_INSTANCES keeps the other services' counts).
+# Output in --out: results.jsonl, results.csv, results.md, throughput.png, runs/<N>/ (k6 output, summary).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
+
+log() { echo "[experiment $(date +%T)] $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+MODE="" SERVICE="" REPLICAS="" SCENARIO=social RATE=50 DURATION=2m WARMUP="" SETTLE=10 PAD="" THROUGHPUT=""
+OUT="" TITLE="" CHART_FLAG=() K6_ENV=()
+RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed VALUES_FILES=() SCALE_KEYS="" JOB_TIMEOUT=3600 DRY_RUN=false
+while [ $# -gt 0 ]; do
+  case $1 in
+    --mode) MODE=$2; shift 2 ;;
+    --service) SERVICE=$2; shift 2 ;;
+    --replicas) REPLICAS=$2; shift 2 ;;
+    --scenario) SCENARIO=$2; shift 2 ;;
+    --rate) RATE=$2; shift 2 ;;
+    --duration) DURATION=$2; shift 2 ;;
+    --env) K6_ENV+=("$2"); shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --settle) SETTLE=$2; shift 2 ;;
+    --pad) PAD=$2; shift 2 ;;
+    --throughput) THROUGHPUT=$2; shift 2 ;;
+    --out) OUT=$2; shift 2 ;;
+    --title) TITLE=$2; shift 2 ;;
+    --no-chart) CHART_FLAG=(--no-chart); shift ;;
+    --release) RELEASE=$2; shift 2 ;;
+    --namespace) NAMESPACE=$2; shift 2 ;;
+    --chart) CHART=$2; shift 2 ;;
+    --values) VALUES_FILES+=("$2"); shift 2 ;;
+    --key) SCALE_KEYS=$2; shift 2 ;;
+    --job-timeout) JOB_TIMEOUT=$2; shift 2 ;;
+    --dry-run) DRY_RUN=true; shift ;;
+    -h|--help) usage ;;
+    *) log "unknown option $1"; usage ;;
+  esac
+done
+
+# k6 duration (1h2m3s, 90s, 500ms) in seconds
+seconds_of() {
+  local d=$1 total=0 n unit
+  [[ $d =~ ^([0-9]+(\.[0-9]+)?(h|ms|m|s))+$ ]] || return 1
+  while [[ $d =~ ^([0-9]+(\.[0-9]+)?)(h|ms|m|s)(.*)$ ]]; do
+    n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]} d=${BASH_REMATCH[4]}
+    case $unit in h) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n*3600}') ;;
+      m) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n*60}') ;;
+      s) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n}') ;;
+      ms) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n/1000}') ;; esac
+  done
+  echo "$total"
+}
+
+[[ $MODE =~ ^(local|cluster)$ ]] || { log "--mode local|cluster is required"; usage; }
+[[ $SERVICE =~ ^(social-graph|outbound|inbound|search)$ ]] || { log "--service social-graph|outbound|inbound|search"; usage; }
+[ -n "$REPLICAS" ] || { log "--replicas \"1 2 3\" is required"; usage; }
+for n in $REPLICAS; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || die "replica count '$n' is not a positive integer"
+  [ "$MODE" = cluster ] || [ "$n" -le 9 ] || die "local mode runs at most 9 instances (got $n)"
+done
+[[ $SCENARIO =~ ^[a-z]+$ ]] && [ -f "k6/$SCENARIO.js" ] || die "no k6 scenario k6/$SCENARIO.js"
+[[ $RATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rate must be a number"
+DURATION_S=$(seconds_of "$DURATION") || die "--duration '$DURATION' is not a k6 duration (e.g. 30s, 2m)"
+[ -z "$WARMUP" ] || seconds_of "$WARMUP" >/dev/null || die "--warmup '$WARMUP' is not a k6 duration"
+[ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events)$ ]] || die "--throughput http|events"
+for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
+SCALE_KEYS=${SCALE_KEYS:-$SERVICE.replicaCount}
+PAD=${PAD:-$([ "$MODE" = cluster ] && echo 40 || echo 12)}
+STAMP=$(date -u +%Y%m%dt%H%M%Sz)
+OUT=${OUT:-$NEWSFEED_RUN/experiments/$SERVICE-$MODE-$STAMP}
+TITLE=${TITLE:-"$SERVICE scaling ($MODE, $SCENARIO at $RATE it/s for $DURATION)"}
+mkdir -p "$OUT/runs"
+OUT=$(cd "$OUT" && pwd)
+: > "$OUT/results.jsonl"
+
+# shellcheck source=ci/experiment/local.sh
+[ "$MODE" = local ] && source ci/experiment/local.sh
+# shellcheck source=ci/experiment/cluster.sh
+[ "$MODE" = cluster ] && source ci/experiment/cluster.sh
+
+trap 'mode_cleanup' EXIT
+jq -n --arg mode "$MODE" --arg service "$SERVICE" --arg replicas "$REPLICAS" --arg scenario "$SCENARIO" \
+  --arg rate "$RATE" --arg duration "$DURATION" --arg warmup "$WARMUP" --arg env "${K6_ENV[*]}" \
+  --arg keys "$SCALE_KEYS" --arg started "$STAMP" \
+  '{mode: $mode, service: $service, replicas: $replicas, scenario: $scenario, rate: $rate, duration: $duration,
+    warmup: $warmup, k6_env: $env, scale_keys: $keys, started: $started}' > "$OUT/experiment.json"
+mode_prepare
+
+# k8s object names (the cluster Job is named after its test id): lowercase, digits and dashes
+testid_of() { echo "exp-$SERVICE-r$1-$2-$STAMP" | tr -c 'a-z0-9\n-' '-' | cut -c1-63; }
+
+for n in $REPLICAS; do
+  log "=== $SERVICE x $n"
+  mode_scale "$n"
+  $DRY_RUN || sleep "$SETTLE"
+  dir=$OUT/runs/$n
+  mkdir -p "$dir"
+  if [ -n "$WARMUP" ]; then
+    log "warm-up run of $WARMUP"
+    (DURATION=$WARMUP; mkdir -p "$dir/warmup"; mode_run "$(testid_of "$n" warm)" "$dir/warmup") || true
+  fi
+  testid=$(testid_of "$n" run)
+  log "k6 $SCENARIO at $RATE it/s for $DURATION (testid $testid)"
+  mode_run "$testid" "$dir"
+  log "k6 exit $RUN_EXIT; window $(date -d "@${RUN_T0%.*}" +%T)-$(date -d "@${RUN_T1%.*}" +%T)"
+  $DRY_RUN && continue
+  # Prometheus must have scraped once after the run (and k6's last remote write must be in)
+  wait_s=$(awk -v e="$RUN_T1" -v p="$PAD" -v now="$(date +%s.%N)" 'BEGIN { w = e + p - now; print (w > 0 ? int(w) + 1 : 0) }')
+  sleep "$wait_s"
+  host_cpu=()
+  [ -f "$dir/host-cpu.txt" ] && host_cpu=(--host-cpu "$dir/host-cpu.txt")
+  python3 ci/experiment/measure.py --prometheus "$PROMETHEUS_URL" --service "$SERVICE" --testid "$testid" \
+      --t0 "$RUN_T0" --t1 "$RUN_T1" --k6-start "$RUN_K6_START" --duration "$DURATION_S" --pad "$PAD" \
+      ${THROUGHPUT:+--throughput "$THROUGHPUT"} "${host_cpu[@]}" > "$dir/measure.json" \
+    || die "measuring $testid from $PROMETHEUS_URL failed"
+  jq -c --argjson n "$n" --argjson rc "$RUN_EXIT" '. + {replicas: $n, k6_exit: $rc}' "$dir/measure.json" \
+    | tee -a "$OUT/results.jsonl" >&2
+  seen=$(jq -r '.instances // 0' "$dir/measure.json")
+  [ "$seen" = "$n" ] || log "WARNING: Prometheus scraped $seen instance(s) of $SERVICE, not $n: its numbers cover only those"
+done
+$DRY_RUN && { log "dry run: nothing measured"; exit 0; }
+
+python=python3
+[ ${#CHART_FLAG[@]} -gt 0 ] || python=$(bash ci/experiment/pyenv.sh) || die "no Python with matplotlib for the chart"
+"$python" ci/experiment/report.py "$OUT" --title "$TITLE" "${CHART_FLAG[@]}"
+cat "$OUT/results.md"
+log "results in $OUT: results.csv, results.md$([ ${#CHART_FLAG[@]} -gt 0 ] || echo ", throughput.png")"

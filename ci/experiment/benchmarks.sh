@@ -1,0 +1,186 @@
+#!/usr/bin/env bash
+# The measurements of docs/benchmarks.md, in local mode on this machine (stores, services and k6 share it):
+#   startup  time from JVM start to "<service> started" (listening and ready), each service restarted alone
+#   posts    k6/experiment.js posting only (fan-out to exactly FRIENDS friends) at each of POST_RATES
+#   target   posts at TARGET_POST_RATE for TARGET_DURATION (the issue's 2-minute target)
+#   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
+#   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds
+#   memory   RSS (VmRSS) and peak RSS (VmHWM) of every service JVM after the load steps
+#   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
+# Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py).
+# Usage: ci/experiment/benchmarks.sh [STEP...]     (default: every step, in the order above)
+# Environment: NEWSFEED_RUN (default a new /tmp/newsfeed-bench.*), NEWSFEED_PORT_OFFSET (default 1400),
+#   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
+#   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), SEARCH_RATES ("50 100 200"), STEP_DURATION (30s),
+#   TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"), PARTICIPANTS (1000),
+#   FRIENDS (10), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/services.sh).
+# Output: OUT/results.tsv (one line per measurement), OUT/profiles/<service>.md, OUT/*/ k6 reports.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1400}
+if [ -z "${NEWSFEED_RUN:-}" ]; then NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-bench.XXXXXX); chmod 755 "$NEWSFEED_RUN"; fi
+export NEWSFEED_RUN
+STAMP=$(date -u +%Y%m%dt%H%M%Sz)
+OUT=${OUT:-$NEWSFEED_RUN/benchmarks-$STAMP}
+mkdir -p "$OUT/profiles"
+RESULTS=$OUT/results.tsv
+STEP_DURATION=${STEP_DURATION:-30s}
+PARTICIPANTS=${PARTICIPANTS:-1000}
+FRIENDS=${FRIENDS:-10}
+log() { echo "[bench $(date +%T)] $*" >&2; }
+
+started_stack=false started_services=false
+cleanup() {
+  if $started_services; then bash ci/services.sh stop >/dev/null 2>&1 || true; fi
+  if $started_stack; then bash ci/stack.sh down >/dev/null 2>&1 || true; fi
+  log "results: $RESULTS"
+}
+trap cleanup EXIT
+
+if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
+  started_stack=true
+  bash ci/stack.sh up >&2
+fi
+started_services=true
+bash ci/services.sh start >&2
+[ -s "$RESULTS" ] || printf 'step\tname\ttarget_per_s\tachieved_per_s\tp50_ms\tp95_ms\tp99_ms\tfailed_ratio\tdropped\tk6_exit\tloadavg\tcpu_cores\n' > "$RESULTS"
+
+row() { local IFS=$'\t'; echo "$*" >> "$RESULTS"; }
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+pid_of() { read -r pid _ < "$NEWSFEED_RUN/services/pids/$1.pid"; echo "$pid"; }
+
+step_startup() {
+  local svc pid ticks btime hz start ready
+  btime=$(awk '/^btime/ { print $2 }' /proc/stat); hz=$(getconf CLK_TCK)
+  for svc in social-graph outbound inbound search; do
+    bash ci/services.sh restart "$svc-1" >&2
+    read -r pid ticks < "$NEWSFEED_RUN/services/pids/$svc-1.pid"
+    start=$(awk -v b="$btime" -v t="$ticks" -v hz="$hz" 'BEGIN { printf "%.3f", b + t / hz }')
+    ready=$(grep -F "\"$svc started\"" "$NEWSFEED_RUN/services/logs/$svc-1.log" | tail -n 1 | jq -r '.timestamp / 1000')
+    row startup "$svc" - "$(awk -v s="$start" -v r="$ready" 'BEGIN { printf "%.2f", r - s }')" - - - - - - "$(loadavg)" -
+  done
+}
+
+# k6 summary -> "achieved/s p50 p95 p99 failed dropped" for the named scenarios (their requests only)
+summarise() {
+  python3 - "$@" <<'PY'
+import json, sys
+summary, seconds, scenarios = sys.argv[1], float(sys.argv[2]), sys.argv[3].split(",")
+m = json.load(open(summary))["metrics"]
+count = sum(m.get(f"http_req_duration{{scenario:{s}}}", {}).get("values", {}).get("count", 0) for s in scenarios)
+d = m.get(f"http_req_duration{{scenario:{scenarios[0]}}}", {}).get("values", {})
+f = m.get(f"http_req_failed{{scenario:{scenarios[0]}}}", {}).get("values", {})
+dropped = m.get("dropped_iterations", {}).get("values", {}).get("count", 0)
+fmt = lambda v: "-" if v is None else f"{v:.2f}"
+print("\t".join([fmt(count / seconds), fmt(d.get("med")), fmt(d.get("p(95)")), fmt(d.get("p(99)")),
+                 fmt(f.get("rate")), str(int(dropped))]))
+PY
+}
+
+seconds_of() { case $1 in *m) echo $(( ${1%m} * 60 )) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac; }
+
+# load_step STEP SCRIPT SCENARIO RATE DURATION [ENV...]: one k6 run at RATE/s, its CPU split after setup
+load_step() {
+  local step=$1 script=$2 scenario=$3 rate=$4 duration=$5; shift 5
+  local testid=bench-$step-$rate-$STAMP rc=0 dir=$OUT/$step-$rate
+  local klog=$NEWSFEED_RUN/reports/$testid/k6.log
+  mkdir -p "$dir"
+  log "$step: $script $scenario at $rate/s for $duration"
+  # the CPU split covers the load only: its first snapshot is taken when setup logs its last line
+  # and its last 2 s before the load ends (k6 still runs then, so its own CPU is counted)
+  ( until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
+    local load_end=$((SECONDS + $(seconds_of "$duration") - 2))
+    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-before.json"
+    sleep $((load_end > SECONDS ? load_end - SECONDS : 0))
+    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" ) &
+  local watcher=$!
+  env TESTID="$testid" RATE="$rate" DURATION="$duration" PARTICIPANTS="$PARTICIPANTS" FRIENDS="$FRIENDS" "$@" \
+    bash ci/load.sh "$script" -q > "$dir/k6.out" 2>&1 || rc=$?
+  sleep 0.5
+  kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true
+  [ -f "$dir/cpu-after.json" ] || python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json"
+  local cpu=-
+  [ -f "$dir/cpu-before.json" ] && cpu=$(python3 ci/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
+  cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true
+  local numbers="-	-	-	-	-	-"
+  [ -f "$dir/summary.json" ] && numbers=$(summarise "$dir/summary.json" "$(seconds_of "$duration")" "$scenario")
+  row "$step" "$scenario" "$rate" "$numbers" "$rc" "$(loadavg)" "$cpu"
+  tail -n 1 "$RESULTS" >&2
+}
+
+step_posts() {
+  local r
+  for r in ${POST_RATES:-250 500 1000}; do
+    load_step posts experiment post_outbound "$r" "$STEP_DURATION" POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50
+  done
+}
+step_target() {
+  load_step target experiment post_outbound "${TARGET_POST_RATE:-1000}" "${TARGET_DURATION:-2m}" \
+    POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50
+}
+step_reads() {
+  local r
+  for r in ${READ_RATES:-1000 2000 3000}; do load_step reads experiment read_inbound "$r" "$STEP_DURATION" P95_MS=20; done
+}
+step_search() {
+  local r
+  for r in ${SEARCH_RATES:-50 100 200}; do
+    load_step search experiment search "$r" "$STEP_DURATION" INBOUND_SHARE=0 SEARCH_SHARE=1 PREFILL_POSTS=5
+  done
+}
+
+step_fanout() {
+  local n testid dir rc
+  for n in ${FANOUT_FOLLOWERS:-1000 10000}; do
+    testid=bench-fanout-$n-$STAMP dir=$OUT/fanout-$n rc=0
+    mkdir -p "$dir"
+    log "fanout: $n followers"
+    local t=$SECONDS
+    env TESTID="$testid" FOLLOWERS="$n" SAMPLE=200 POSTS=3 FANOUT_TIMEOUT_S=180 FANOUT_BATCH=100 \
+      bash ci/load.sh fanout -q > "$dir/k6.out" 2>&1 || rc=$?
+    cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true
+    local v=- p95=- max=-
+    if [ -f "$dir/summary.json" ]; then
+      read -r v p95 max < <(jq -r '.metrics.fanout_complete_ms.values // {} | "\(.med // "-") \(.["p(95)"] // "-") \(.max // "-")"' "$dir/summary.json")
+    fi
+    row fanout "followers=$n" - - "$v" "$p95" "$max" - - "$rc" "$(loadavg)" "run $((SECONDS - t))s"
+    tail -n 1 "$RESULTS" >&2
+  done
+}
+
+step_memory() {
+  local f inst pid
+  for f in "$NEWSFEED_RUN"/services/pids/*.pid; do
+    inst=$(basename "$f" .pid); read -r pid _ < "$f"
+    row memory "$inst" - "$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" \
+      "$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" - - - - - "$(loadavg)" -
+  done
+}
+
+step_profile() {
+  local svc pids=()
+  for svc in outbound inbound social-graph; do
+    pids+=("$(pid_of "$svc-1")")
+  done
+  bash ci/experiment/profiler.sh lib >/dev/null
+  log "profile: posts at ${PROFILE_RATE:-500}/s, async-profiler attached after setup"
+  ( until grep -q 'setup: ' "$NEWSFEED_RUN/reports/bench-profile-${PROFILE_RATE:-500}-$STAMP/k6.log" 2>/dev/null; do sleep 0.2; done
+    for p in "${pids[@]}"; do bash ci/experiment/profiler.sh start "$p" >&2; done ) &
+  local starter=$!
+  load_step profile experiment post_outbound "${PROFILE_RATE:-500}" "$STEP_DURATION" POST_SHARE=1 INBOUND_SHARE=0
+  wait "$starter" || true
+  local i=0
+  for svc in outbound inbound social-graph; do
+    bash ci/experiment/profiler.sh stop "${pids[$i]}" "$OUT/profiles/$svc.collapsed" >&2 || log "no profile of $svc"
+    [ -s "$OUT/profiles/$svc.collapsed" ] && python3 ci/experiment/profile_summary.py "$OUT/profiles/$svc.collapsed" > "$OUT/profiles/$svc.md"
+    i=$((i + 1))
+  done
+}
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(startup posts target reads search fanout memory profile)
+for s in "${steps[@]}"; do
+  declare -F "step_$s" >/dev/null || { log "unknown step $s"; exit 2; }
+  "step_$s"
+done
+column -t -s $'\t' "$RESULTS" >&2 || cat "$RESULTS" >&2

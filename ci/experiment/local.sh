@@ -1,0 +1,120 @@
+# Local mode of ci/experiment.sh (sourced): N instances of the service as local JVMs (ci/services.sh with
+# SERVICE_INSTANCES), the nginx gateway balancing over them (ci/gateway.sh), k6 through the gateway
+# (ci/load.sh) remote-writing to the local Prometheus (ci/prometheus.sh). For inbound/search each instance is
+# one more consumer in the Kafka group (6 partitions).
+# Uses the runner's globals (SERVICE, SCENARIO, RATE, DURATION, DURATION_S, K6_ENV, OUT, SETTLE) and sets
+# RUN_K6_START, RUN_T0, RUN_T1, RUN_EXIT, RUN_DIR for each run.
+# shellcheck shell=bash disable=SC2034   # RUN_* and PROMETHEUS_URL are read by ci/experiment.sh
+
+OFFSET=${NEWSFEED_PORT_OFFSET:-0}
+GATEWAY_URL=http://127.0.0.1:$((18080 + OFFSET))
+started_services=false started_gateway=false started_prometheus=false sampler_pid=
+
+# SERVICE_INSTANCES of the caller (other services' counts are kept) with this service at $1
+instances_setting() {
+  local pair out=""
+  for pair in ${BASE_INSTANCES:-}; do [ "${pair%%=*}" = "$SERVICE" ] || out+="$pair "; done
+  echo "${out}$SERVICE=$1"
+}
+
+# instances of the service running now (any count up to 9, whatever SERVICE_INSTANCES started them)
+running_instances() {
+  local table
+  table=$(SERVICE_INSTANCES=$(instances_setting 9) bash ci/services.sh status 2>/dev/null || true)
+  awk -v s="$SERVICE" '$1 ~ "^"s"-[0-9]+$" && $2 == "running"' <<< "$table" | wc -l
+}
+
+mode_prepare() {
+  BASE_INSTANCES=${SERVICE_INSTANCES:-}
+  local env_file=${NEWSFEED_STACK_ENV:-${NEWSFEED_RUN:-$PWD/.run}/stack.env}
+  [ -f "$env_file" ] || die "no store stack: $env_file is missing (ci/stack.sh up, or set NEWSFEED_STACK_ENV)"
+  [ -x "${K6:-$HOME/.cache/newsfeed/bin/k6}" ] || die "k6 is missing (bash ci/tools.sh all)"
+  if [ "$(SERVICE_INSTANCES=$BASE_INSTANCES bash ci/services.sh status >/dev/null 2>&1; echo $?)" != 0 ]; then
+    started_services=true   # not every service runs: we start them and stop them at the end
+  fi
+  if ! bash ci/prometheus.sh status >/dev/null 2>&1; then
+    started_prometheus=true
+    bash ci/prometheus.sh start || die "ci/prometheus.sh start failed"
+  fi
+  PROMETHEUS_URL=${PROMETHEUS_URL:-http://127.0.0.1:$((19090 + OFFSET))}
+  bash ci/gateway.sh status | grep -q '^gateway running' || started_gateway=true
+}
+
+# Scales the service to $1 instances: starts the missing ones; fewer than now means a graceful stop of all
+# and a fresh start (ci/services.sh stops whole runs only), then the gateway balances over the new set.
+mode_scale() {
+  local n=$1 now
+  now=$(running_instances)
+  export SERVICE_INSTANCES; SERVICE_INSTANCES=$(instances_setting "$n")
+  if [ "$now" -gt "$n" ]; then
+    log "scaling $SERVICE down from $now to $n: restarting the services"
+    bash ci/services.sh stop >&2
+  fi
+  local t=$SECONDS
+  bash ci/services.sh start >&2 || die "ci/services.sh start failed (SERVICE_INSTANCES=$SERVICE_INSTANCES)"
+  log "$SERVICE: $n instance(s) ready ($((SECONDS - t))s); ports $(bash ci/services.sh ports "$SERVICE" | tr '\n' ' ')"
+  bash ci/gateway.sh reload >&2 || die "ci/gateway.sh reload failed"
+  ensure_scraped
+}
+
+# Every instance's port in the local Prometheus' config (it is generated at start from SERVICE_INSTANCES).
+scrapes_all_instances() {
+  local cfg=${NEWSFEED_RUN:-$PWD/.run}/prometheus/prometheus.yml port
+  [ -f "$cfg" ] || return 1
+  for port in $(bash ci/services.sh ports "$SERVICE"); do grep -q "127.0.0.1:$port" "$cfg" || return 1; done
+}
+ensure_scraped() {
+  scrapes_all_instances && return 0
+  log "the local Prometheus does not scrape every $SERVICE instance: restarting it (its data stays)"
+  bash ci/prometheus.sh stop >&2 || true
+  bash ci/prometheus.sh start >&2 || die "ci/prometheus.sh start failed"
+  scrapes_all_instances \
+    || log "WARNING: ci/prometheus.sh does not scrape every instance of SERVICE_INSTANCES: service-side numbers cover only the scraped ones"
+}
+
+# Background sampler of the host's CPU counters (/proc/stat), one line a second: "epoch cpu user nice ...".
+start_sampler() {
+  local file=$1
+  (while :; do echo "$(date +%s.%N) $(head -n 1 /proc/stat)"; sleep 1; done) > "$file" &
+  sampler_pid=$!
+}
+stop_sampler() {
+  [ -n "$sampler_pid" ] || return 0
+  kill "$sampler_pid" 2>/dev/null || true
+  wait "$sampler_pid" 2>/dev/null || true
+  sampler_pid=
+}
+
+# One k6 run of the scenario through the gateway; $1 = test id, $2 = run dir for its files.
+mode_run() {
+  local testid=$1 dir=$2 reports
+  RUN_DIR=$dir
+  reports=${NEWSFEED_RUN:-$PWD/.run}/reports/$testid
+  start_sampler "$dir/host-cpu.txt"
+  RUN_K6_START=$(date +%s.%N)
+  RUN_EXIT=0
+  env TESTID="$testid" BASE_URL="$GATEWAY_URL" PROMETHEUS_URL="$PROMETHEUS_URL" RATE="$RATE" DURATION="$DURATION" \
+    "${K6_ENV[@]}" bash ci/load.sh "$SCENARIO" -q > "$dir/k6.out" 2>&1 || RUN_EXIT=$?
+  local wall_end; wall_end=$(date +%s.%N)
+  stop_sampler
+  cp "$reports/summary.json" "$reports/summary.txt" "$dir/" 2>/dev/null || true
+  # the load ends when the k6 test run ends (setup included in testRunDurationMs); the window is its last D s
+  local run_ms
+  run_ms=$(jq -r '.state.testRunDurationMs // empty' "$dir/summary.json" 2>/dev/null || true)
+  if [ -n "$run_ms" ]; then
+    RUN_T1=$(awk -v s="$RUN_K6_START" -v ms="$run_ms" 'BEGIN { printf "%.3f", s + ms / 1000 }')
+  else
+    RUN_T1=$wall_end
+  fi
+  RUN_T0=$(awk -v e="$RUN_T1" -v d="$DURATION_S" 'BEGIN { printf "%.3f", e - d }')
+}
+
+mode_cleanup() {
+  stop_sampler
+  if $started_services; then bash ci/services.sh stop >&2 || log "ci/services.sh stop failed"; fi
+  if $started_gateway; then bash ci/gateway.sh stop >&2 || log "ci/gateway.sh stop failed"; fi
+  if $started_prometheus; then bash ci/prometheus.sh stop >&2 || log "ci/prometheus.sh stop failed"; fi
+  if ! $started_services; then
+    log "services were running before: left at SERVICE_INSTANCES=\"${SERVICE_INSTANCES:-}\""
+  fi
+}
