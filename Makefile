@@ -7,7 +7,7 @@ SHELL := /bin/bash
 export NEWSFEED_RUN ?= $(CURDIR)/.run
 
 .PHONY: help tools build demo test load report stack-up stack-down services-up services-down \
-        prometheus-up prometheus-down control-plane-up control-plane-down clean
+        prometheus-up prometheus-down gateway-up gateway-down experiment control-plane-up control-plane-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -26,6 +26,9 @@ test: ## run every test suite (SUITES="lint charts" for a subset)
 
 load: ## run a k6 scenario against the running local services (SCENARIO=social|smoke|fanout)
 	bash ci/load.sh $(or $(SCENARIO),social)
+
+experiment: ## local scaling run: SERVICE=outbound REPLICAS="1 2 3" (ci/experiment.sh --help for more)
+	bash ci/experiment.sh --mode local --service $(or $(SERVICE),outbound) --replicas "$(or $(REPLICAS),1 2)"
 
 report: ## per-minute report from the local Prometheus (START/END as unix seconds or RFC3339)
 	bash ci/prometheus.sh report
@@ -48,6 +51,12 @@ prometheus-up: ## start the local Prometheus with the chart's recording rules
 prometheus-down: ## stop the local Prometheus
 	bash ci/prometheus.sh stop
 
+gateway-up: ## start the local nginx gateway (the classic single API on 127.0.0.1:18080)
+	bash ci/gateway.sh start
+
+gateway-down: ## stop the local gateway
+	bash ci/gateway.sh stop
+
 control-plane-up: ## start a local etcd + kube-apiserver + controller-manager (no kubelet)
 	bash ci/control-plane.sh start
 
@@ -55,5 +64,5 @@ control-plane-down: ## stop the local control plane
 	bash ci/control-plane.sh stop
 
 clean: ## stop everything and remove the run directory
-	-bash ci/services.sh stop; -bash ci/prometheus.sh stop; -bash ci/stack.sh down; -bash ci/control-plane.sh stop
+	-bash ci/gateway.sh stop; -bash ci/services.sh stop; -bash ci/prometheus.sh stop; -bash ci/stack.sh down; -bash ci/control-plane.sh stop
 	rm -rf $(NEWSFEED_RUN)
