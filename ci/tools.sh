@@ -9,6 +9,7 @@ K6_VERSION=v1.8.1
 PROMETHEUS_VERSION=v0.316.0      # Go module version of prometheus/promtool 3.x
 KUBECONFORM_VERSION=v0.8.0
 ACTIONLINT_VERSION=v1.7.12
+HELM_DOCS_VERSION=v1.14.2
 K8S_VERSION=v1.34.4
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
@@ -58,6 +59,7 @@ go_tools() {
     remove_all_sd,enable_kubernetes_sd,enable_dns_sd
   go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION"
   go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
+  go_tool helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION"
 }
 
 # kube-apiserver and kube-controller-manager from the k8s.io/kubernetes module source. Its zip has no

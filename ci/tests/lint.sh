@@ -17,5 +17,19 @@ mapfile -t workflows < <(git ls-files --cached --others --exclude-standard -- 'c
 for f in "${workflows[@]}"; do
   [ -f "$f" ] && check "actionlint $f" "$BIN/actionlint" -shellcheck= "$f"
 done
+# the charts' READMEs are generated from the documented values (`# --` comments) by helm-docs: regenerate them
+# into a copy and compare, so a value added or changed without its README fails here
+readmes_in_sync() {
+  local tmp rc=0 chart; tmp=$(mktemp -d)
+  cp -rL charts "$tmp/"
+  (cd "$tmp/charts" && "$BIN/helm-docs" --log-level warning --chart-search-root .) || rc=1
+  for chart in charts/*/; do
+    diff -u "$chart/README.md" "$tmp/$chart/README.md" || { echo "run: (cd charts && helm-docs) to update $chart/README.md" >&2; rc=1; }
+  done
+  rm -rf "$tmp"
+  return $rc
+}
+check "chart READMEs match helm-docs" readmes_in_sync
+
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
