@@ -28,7 +28,7 @@ system_up
 modules=(common social-graph outbound inbound search)
 reports=()
 for m in "${modules[@]}"; do reports+=("services/$m/target/surefire-reports" "services/$m/target/failsafe-reports"); done
-run_maven "unit and integration tests of ${modules[*]}" "${reports[@]}" -- -f services/pom.xml verify
+run_maven "unit and integration tests of ${modules[*]}" "${reports[@]}" -- -f services/pom.xml --fail-at-end verify
 
 echo "services: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

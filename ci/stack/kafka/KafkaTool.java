@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -70,11 +71,24 @@ public class KafkaTool {
       } catch (ExecutionException e) {
         if (!(e.getCause() instanceof TopicExistsException)) throw e;
       }
-      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+      TopicDescription d = describe(admin, topic);
       if (d.partitions().size() != partitions) {
         throw new IllegalStateException(topic + " has " + d.partitions().size() + " partitions, want " + partitions);
       }
       System.out.println(topic + " partitions=" + d.partitions().size());
+    }
+  }
+
+  // A topic just created may not be in the broker's metadata yet (a loaded machine): ask again for up to 30 s.
+  static TopicDescription describe(Admin admin, String topic) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) throw e;
+        Thread.sleep(500);
+      }
     }
   }
 

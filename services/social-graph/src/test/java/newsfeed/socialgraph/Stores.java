@@ -44,6 +44,20 @@ final class Stores implements AutoCloseable {
     return r == null ? null : r.toString();
   }
 
+  /**
+   * The value once it is there (up to 5 s), else null: the service fills the cache after it answered, so a test
+   * that reads Redis right after a response must give the fill a moment.
+   */
+  String redisGetEventually(String key) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 5_000;
+    String value = redisGet(key);
+    while (value == null && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+      value = redisGet(key);
+    }
+    return value;
+  }
+
   @Override
   public void close() {
     pg.close().await();
