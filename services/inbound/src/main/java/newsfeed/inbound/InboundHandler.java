@@ -1,5 +1,6 @@
 package newsfeed.inbound;
 
+import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.ApiError;
 import newsfeed.common.http.FeedPage;
 

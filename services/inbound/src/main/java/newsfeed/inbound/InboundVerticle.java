@@ -1,5 +1,6 @@
 package newsfeed.inbound;
 
+import newsfeed.common.http.ParticipantClient;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;

@@ -1,5 +1,6 @@
 package newsfeed.inbound;
 
+import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 

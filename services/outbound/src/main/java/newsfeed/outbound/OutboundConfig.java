@@ -8,7 +8,8 @@ import java.util.Map;
 
 /** Everything outbound reads from its environment (docs/contracts.md), parsed once at start. */
 public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
-                             CassandraConfig cassandra, String kafkaBootstrapServers, String kafkaTopic) {
+                             CassandraConfig cassandra, String kafkaBootstrapServers, String kafkaTopic,
+                             String socialGraphUrl) {
 
   public static OutboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -20,6 +21,7 @@ public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGra
         e.integer("HTTP_MAX_BODY_BYTES", 65536, 1024, 16 * 1024 * 1024),
         CassandraConfig.fromEnv(e),
         e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
-        e.string("KAFKA_TOPIC", "outbound-posted"));
+        e.string("KAFKA_TOPIC", "outbound-posted"),
+        e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"));
   }
 }

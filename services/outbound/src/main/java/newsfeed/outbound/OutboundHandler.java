@@ -32,16 +32,18 @@ public final class OutboundHandler {
   private final Vertx vertx;
   private final OutboundRepository repository;
   private final EventPublisher publisher;
+  private final KnownParticipants participants;
   private final Timer postOk;
   private final Timer postError;
   private final Timer loadOk;
   private final Timer loadError;
 
   public OutboundHandler(Vertx vertx, OutboundRepository repository, EventPublisher publisher,
-                         MeterRegistry registry) {
+                         KnownParticipants participants, MeterRegistry registry) {
     this.vertx = vertx;
     this.repository = repository;
     this.publisher = publisher;
+    this.participants = participants;
     this.postOk = operation(registry, "post", "success");
     this.postError = operation(registry, "post", "error");
     this.loadOk = operation(registry, "load", "success");
@@ -65,14 +67,31 @@ public final class OutboundHandler {
     OutboundItem item = new OutboundItem(request.participantId(), Uuids.timeBased(), request.subject(),
         request.story());
     long start = System.nanoTime();
-    repository.insert(item)
-        .recover(err -> Future.failedFuture(ApiError.from(err, "cassandra")))
+    requireParticipant(request.participantId(), true)
+        .compose(v -> repository.insert(item)
+            .recover(err -> Future.failedFuture(ApiError.from(err, "cassandra"))))
         .compose(v -> publisher.publish(item.event())
             .recover(err -> compensate(item, err).transform(ar -> Future.failedFuture(ApiError.from(err, "kafka")))))
         .andThen(ar -> (ar.succeeded() ? postOk : postError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
         .onSuccess(v -> ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
             .end(item.toJson().encode()))
         .onFailure(err -> ApiError.from(err, "store").send(ctx));
+  }
+
+  /**
+   * 404 for an id social-graph does not know. When social-graph cannot answer, a post is accepted (posting must not
+   * depend on another service being up; the fan-out of a post by an unknown id simply reaches no one) and an empty
+   * feed stays an empty feed.
+   */
+  private Future<Void> requireParticipant(long id, boolean posting) {
+    return participants.exists(id)
+        .recover(err -> {
+          LOG.debug("social-graph could not tell whether participant {} exists ({}): {}", id,
+              posting ? "post accepted" : "empty feed answered", err.toString());
+          return Future.succeededFuture(true);
+        })
+        .compose(exists -> exists ? Future.succeededFuture()
+            : Future.failedFuture(new ApiError(404, "participant_not_found", "no participant with id " + id)));
   }
 
   /**
@@ -109,6 +128,8 @@ public final class OutboundHandler {
     long start = System.nanoTime();
     repository.page(page.participantId(), page.before(), page.fetchSize())
         .andThen(ar -> (ar.succeeded() ? loadOk : loadError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+        .compose(rows -> rows.isEmpty() && page.before() == null
+            ? requireParticipant(page.participantId(), false).map(rows) : Future.succeededFuture(rows))
         .onSuccess(rows -> FeedPage.respond(ctx, rows, page.limit()))
         .onFailure(err -> ApiError.from(err, "cassandra").send(ctx));
   }

@@ -7,7 +7,11 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.core.http.PoolOptions;
+import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
@@ -20,10 +24,13 @@ import java.util.concurrent.TimeUnit;
  * connect lazily, so the service starts (and answers 503) while a store is still coming up.
  */
 public final class OutboundVerticle extends VerticleBase {
+  /** Ids known to exist, remembered so a post asks social-graph only for a poster it has not seen (~8 MB). */
+  static final int KNOWN_PARTICIPANTS = 100_000;
   private final OutboundConfig config;
   private final PrometheusMeterRegistry registry;
   private CassandraClient cassandra;
   private EventPublisher publisher;
+  private WebClient web;
   private HttpServer server;
 
   public OutboundVerticle(OutboundConfig config, PrometheusMeterRegistry registry) {
@@ -36,7 +43,11 @@ public final class OutboundVerticle extends VerticleBase {
     cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions());
     OutboundRepository repository = new OutboundRepository(cassandra, registry);
     publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
-    OutboundHandler outbound = new OutboundHandler(vertx, repository, publisher, registry);
+    web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true).setConnectTimeout(2_000)
+        .setUserAgent("newsfeed-outbound"), new PoolOptions().setHttp1MaxSize(16));
+    KnownParticipants participants = new KnownParticipants(new ParticipantClient(web, config.socialGraphUrl()),
+        KNOWN_PARTICIPANTS);
+    OutboundHandler outbound = new OutboundHandler(vertx, repository, publisher, participants, registry);
 
     Router router = HttpBootstrap.router(vertx, registry, List.of(
         new Check("cassandra", repository::ping),
@@ -61,6 +72,12 @@ public final class OutboundVerticle extends VerticleBase {
         : server.shutdown(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
     return drained
         .transform(ar -> publisher == null ? Future.succeededFuture() : publisher.close())
-        .transform(ar -> cassandra == null ? Future.succeededFuture() : cassandra.close());
+        .transform(ar -> cassandra == null ? Future.succeededFuture() : cassandra.close())
+        .transform(ar -> {
+          if (web != null) {
+            web.close();
+          }
+          return Future.succeededFuture();
+        });
   }
 }

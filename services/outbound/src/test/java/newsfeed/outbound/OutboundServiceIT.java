@@ -5,6 +5,7 @@ import newsfeed.common.Env;
 import newsfeed.common.OutboundPostedEvent;
 import newsfeed.common.cassandra.CassandraConfig;
 import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 
@@ -51,6 +52,7 @@ class OutboundServiceIT {
   private static final int PARTITIONS = 3;
   private static Vertx vertx;
   private static WebClient http;
+  private static SocialGraphApi socialGraph;
   private static TestEvents events;
   private static CassandraClient cassandra;
   private static KafkaConsumer<String, String> consumer;
@@ -63,6 +65,7 @@ class OutboundServiceIT {
   static void start() throws Exception {
     vertx = Vertx.vertx();
     http = WebClient.create(vertx);
+    socialGraph = new SocialGraphApi(http, StackEnv.get("SOCIAL_GRAPH_URL"));
     events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
     topic = events.createTopic("it-outbound", PARTITIONS);
     cassandra = CassandraClient.create(vertx, cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")).clientOptions());
@@ -79,9 +82,14 @@ class OutboundServiceIT {
 
   /** Deploys an outbound verticle on a free port with these stores; returns the port. */
   private static int deploy(String cassandraContactPoints, String kafkaBootstrap) throws Exception {
+    return deploy(cassandraContactPoints, kafkaBootstrap, StackEnv.get("SOCIAL_GRAPH_URL"));
+  }
+
+  private static int deploy(String cassandraContactPoints, String kafkaBootstrap, String socialGraphUrl)
+      throws Exception {
     int p = freePort();
     OutboundConfig config = new OutboundConfig("127.0.0.1", p, Duration.ofSeconds(5), 65536,
-        cassandraConfig(cassandraContactPoints), kafkaBootstrap, topic);
+        cassandraConfig(cassandraContactPoints), kafkaBootstrap, topic, socialGraphUrl);
     lastDeployment = vertx.deployVerticle(new OutboundVerticle(config, ServiceMetrics.create("outbound"))).await();
     return p;
   }
@@ -110,7 +118,7 @@ class OutboundServiceIT {
 
   @Test
   void aPostIsStoredInCassandraThenPublishedInTheContractsShape() throws Exception {
-    long poster = TestEvents.randomParticipantId();
+    long poster = socialGraph.createParticipant("poster");
     long before = System.currentTimeMillis();
     HttpResponse<Buffer> created = post(port, poster, new JsonObject().put("from", "/participant/" + poster)
         .put("subject", "hello ünïcode ✓").put("story", "it's a 'story'; DROP TABLE outbound; --")
@@ -162,7 +170,7 @@ class OutboundServiceIT {
 
   @Test
   void aLongPostLabelledAsAFormIsStillJson() {
-    long poster = TestEvents.randomParticipantId();
+    long poster = socialGraph.createParticipant("poster");
     String story = "long ".repeat(1_999) + "end";   // 9998 characters, over Vert.x's default form attribute size
     HttpResponse<Buffer> resp = http.post(port, "127.0.0.1", "/participant/" + poster + "/outbound")
         .putHeader("Content-Type", "application/x-www-form-urlencoded")
@@ -173,7 +181,7 @@ class OutboundServiceIT {
 
   @Test
   void feedsArePagedNewestFirstWithACursor() throws Exception {
-    long poster = TestEvents.randomParticipantId();
+    long poster = socialGraph.createParticipant("poster");
     int total = 45;
     for (int i = 0; i < total; i++) {
       HttpResponse<Buffer> resp = post(port, poster, new JsonObject().put("subject", "post " + i).put("story", "s" + i));
@@ -219,15 +227,36 @@ class OutboundServiceIT {
 
   @Test
   void aParticipantWithoutPostsHasAnEmptyFeed() {
-    HttpResponse<Buffer> resp = get(port, "/participant/" + (Long.MAX_VALUE - 5) + "/outbound");
+    long quiet = socialGraph.createParticipant("quiet");
+    HttpResponse<Buffer> resp = get(port, "/participant/" + quiet + "/outbound");
     assertEquals(200, resp.statusCode(), resp.bodyAsString());
     assertEquals(new JsonArray(), resp.bodyAsJsonArray());
     assertNull(resp.getHeader("X-Next-Cursor"));
   }
 
   @Test
-  void badInputIs400AndStoresNothing() throws Exception {
+  void anUnknownParticipantIs404AndNothingIsStoredOrPublished() throws Exception {
+    long unknown = Long.MAX_VALUE - 5;
+    assertJsonError(404, get(port, "/participant/" + unknown + "/outbound"), "GET for an unknown id");
+    assertJsonError(404, post(port, unknown, new JsonObject().put("subject", "s").put("story", "t")),
+        "POST for an unknown id");
+    Thread.sleep(1_000);
+    assertTrue(eventsOf(unknown, 0).isEmpty(), "nothing published for a rejected post");
+  }
+
+  @Test
+  void withSocialGraphUnreachableAPostIsStillAccepted() throws Exception {
+    int alone = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"),
+        "http://127.0.0.1:" + freePort());
     long poster = TestEvents.randomParticipantId();
+    HttpResponse<Buffer> resp = post(alone, poster, new JsonObject().put("subject", "alone").put("story", "s"));
+    assertEquals(201, resp.statusCode(), resp.bodyAsString());
+    assertEquals(1, feed(alone, poster, "").size(), "stored; an empty feed would have stayed empty too");
+  }
+
+  @Test
+  void badInputIs400AndStoresNothing() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
     String link = "/participant/" + poster;
     String[] bodies = {
         "", "not json", "{", "[]", "[{\"subject\":\"s\",\"story\":\"t\"}]", "\"text\"", "42", "null",
@@ -271,7 +300,7 @@ class OutboundServiceIT {
   @Test
   void kafkaUnreachableIs503AndLeavesNoPostBehind() throws Exception {
     int noKafka = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), "127.0.0.1:" + freePort());
-    long poster = TestEvents.randomParticipantId();
+    long poster = socialGraph.createParticipant("poster");
     long start = System.currentTimeMillis();
     HttpResponse<Buffer> resp = post(noKafka, poster, new JsonObject().put("subject", "lost?").put("story", "no"));
     long took = System.currentTimeMillis() - start;
@@ -295,7 +324,7 @@ class OutboundServiceIT {
   @Test
   void cassandraUnreachableIs503AndPublishesNothing() throws Exception {
     int noCassandra = deploy("127.0.0.1:" + freePort(), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
-    long poster = TestEvents.randomParticipantId();
+    long poster = socialGraph.createParticipant("poster");
     HttpResponse<Buffer> resp = post(noCassandra, poster, new JsonObject().put("subject", "s").put("story", "t"));
     assertJsonError(503, resp, "POST without Cassandra");
     assertEquals("store_unavailable", resp.bodyAsJsonObject().getString("error"));
@@ -312,7 +341,7 @@ class OutboundServiceIT {
   void aShutdownDrainsPostsInFlightAndEveryAcknowledgedPostIsPublished() throws Exception {
     int draining = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
     String deployment = lastDeployment;
-    long poster = TestEvents.randomParticipantId();
+    long poster = socialGraph.createParticipant("poster");
     List<io.vertx.core.Future<HttpResponse<Buffer>>> inFlight = new ArrayList<>();
     for (int i = 0; i < 20; i++) {
       inFlight.add(http.post(draining, "127.0.0.1", "/participant/" + poster + "/outbound")

@@ -1,4 +1,4 @@
-package newsfeed.inbound;
+package newsfeed.common.testing;
 
 import newsfeed.common.Links;
 
@@ -8,16 +8,16 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 
 /** The running social-graph service (classic API), used by tests to create participants and friendships. */
-final class SocialGraphApi {
+public final class SocialGraphApi {
   private final WebClient http;
   private final String baseUrl;
 
-  SocialGraphApi(WebClient http, String baseUrl) {
+  public SocialGraphApi(WebClient http, String baseUrl) {
     this.http = http;
     this.baseUrl = baseUrl;
   }
 
-  long createParticipant(String name) {
+  public long createParticipant(String name) {
     HttpResponse<Buffer> resp = http.postAbs(baseUrl + "/participant")
         .sendJsonObject(new JsonObject().put("name", name)).await();
     if (resp.statusCode() / 100 != 2) {
@@ -26,7 +26,7 @@ final class SocialGraphApi {
     return Links.participantId(resp.bodyAsJsonObject().getValue("id"));
   }
 
-  void befriend(long from, long to) {
+  public void befriend(long from, long to) {
     HttpResponse<Buffer> resp = http.postAbs(baseUrl + "/participant/" + from + "/friends")
         .sendJsonObject(new JsonObject().put("from", Links.participant(from)).put("to", Links.participant(to)))
         .await();

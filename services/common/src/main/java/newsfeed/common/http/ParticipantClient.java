@@ -1,9 +1,9 @@
-package newsfeed.inbound;
+package newsfeed.common.http;
 
 import io.vertx.core.Future;
 import io.vertx.ext.web.client.WebClient;
 
-/** Asks social-graph whether a participant exists (`GET /participant/{id}`), for 404s on empty feeds. */
+/** Asks social-graph whether a participant exists (`GET /participant/{id}`): 404s for unknown ids in the feeds. */
 public final class ParticipantClient {
   private final WebClient web;
   private final String baseUrl;
