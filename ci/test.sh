@@ -44,7 +44,8 @@ for s in "${suites[@]}"; do
   bash "$script" 2>&1 | tee "$log"
   rc=${PIPESTATUS[0]}
   set -e
-  line=$(grep -E "^$s: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 || true)
+  # colour codes a tool left at the start of the line must not hide the count
+  line=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E "^$s: [0-9]+ passed, [0-9]+ failed" | tail -n 1 || true)
   passed=0 failed=0
   if [[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then passed=${BASH_REMATCH[1]} failed=${BASH_REMATCH[2]}; fi
   # a suite that exits non-zero without counting a failure still fails the run

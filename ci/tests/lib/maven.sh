@@ -1,7 +1,7 @@
 # Counting JUnit results of Maven runs for the suites (sourced). The caller defines `passed`, `failed` and `log`.
 # shellcheck shell=bash disable=SC2154   # passed and failed belong to the sourcing suite
 
-MVN=(mvn -B -ntp)
+MVN=(mvn -B -ntp -Dstyle.color=never)
 [ "${CI:-}" = true ] || MVN+=(-q)
 
 # Adds the counts of the JUnit XML reports in a directory to passed/failed.
