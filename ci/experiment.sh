@@ -12,7 +12,8 @@
 #   --settle S          seconds to wait after scaling before the run, default 10
 #   --pad S             seconds after the run before reading Prometheus (> 1 scrape), default 12 / 40 (cluster)
 #   --throughput K      what the efficiency is computed on: http (requests served by the service; default for
-#                       social-graph, outbound) or events (events consumed by its Kafka group; inbound, search)
+#                       social-graph, outbound), events (events consumed by its Kafka group; default for inbound,
+#                       search) or api (every request of the k6 run: for scenarios that call only that service)
 #   --out DIR           default $NEWSFEED_RUN/experiments/<service>-<mode>-<UTC time>
 #   --title TEXT        chart and table title;  --no-chart  skip the PNG
 #  cluster mode (PROMETHEUS_URL must reach the cluster's Prometheus, e.g. through kubectl port-forward):
@@ -31,7 +32,7 @@ export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
 
 log() { echo "[experiment $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 MODE="" SERVICE="" REPLICAS="" SCENARIO=social RATE=50 DURATION=2m WARMUP="" SETTLE=10 PAD="" THROUGHPUT=""
 OUT="" TITLE="" CHART_FLAG=() K6_ENV=()
@@ -89,7 +90,7 @@ done
 [[ $RATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rate must be a number"
 DURATION_S=$(seconds_of "$DURATION") || die "--duration '$DURATION' is not a k6 duration (e.g. 30s, 2m)"
 [ -z "$WARMUP" ] || seconds_of "$WARMUP" >/dev/null || die "--warmup '$WARMUP' is not a k6 duration"
-[ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events)$ ]] || die "--throughput http|events"
+[ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events|api)$ ]] || die "--throughput http|events|api"
 for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
 SCALE_KEYS=${SCALE_KEYS:-$SERVICE.replicaCount}
 PAD=${PAD:-$([ "$MODE" = cluster ] && echo 40 || echo 12)}

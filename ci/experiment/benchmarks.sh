@@ -90,15 +90,15 @@ load_step() {
   # and its last 2 s before the load ends (k6 still runs then, so its own CPU is counted)
   ( until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
     local load_end=$((SECONDS + $(seconds_of "$duration") - 2))
-    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-before.json"
+    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "$NEWSFEED_RUN"
     sleep $((load_end > SECONDS ? load_end - SECONDS : 0))
-    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" ) &
+    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN" ) &
   local watcher=$!
   env TESTID="$testid" RATE="$rate" DURATION="$duration" PARTICIPANTS="$PARTICIPANTS" FRIENDS="$FRIENDS" "$@" \
     bash ci/load.sh "$script" -q > "$dir/k6.out" 2>&1 || rc=$?
   sleep 0.5
   kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true
-  [ -f "$dir/cpu-after.json" ] || python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json"
+  [ -f "$dir/cpu-after.json" ] || python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
   local cpu=-
   [ -f "$dir/cpu-before.json" ] && cpu=$(python3 ci/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
   cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true

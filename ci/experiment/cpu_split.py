@@ -2,30 +2,34 @@
 """Where the machine's CPU goes during a benchmark step: CPU time of every process, grouped (k6, each
 service, each store, Prometheus, nginx, other), from /proc/<pid>/stat before and after.
 
-Usage: cpu_split.py snapshot FILE            write the CPU ticks of every process (JSON)
+Usage: cpu_split.py snapshot FILE [RUN_DIR]  write the CPU ticks of every process (JSON); with RUN_DIR, a
+                                             process that names it in neither its command line nor its
+                                             environment (another stack, a build) is grouped as "not this run"
        cpu_split.py diff BEFORE AFTER         print JSON {group: cores} over the time between the snapshots
 """
 import json
 import os
+import re
 import sys
 import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
-# (group, substring of the command line); the first match wins
-GROUPS = [("k6", "/bin/k6"), ("social-graph", "social-graph.jar"), ("outbound", "outbound.jar"),
-          ("inbound", "inbound.jar"), ("search", "search.jar"), ("cassandra", "cassandra"), ("kafka", "kafka"),
-          ("solr", "solr"), ("postgresql", "postgres"), ("redis", "redis-server"), ("prometheus", "prometheus"),
-          ("nginx", "nginx"), ("maven/other java", "java")]
+# (group, regular expression on the command line); the first match wins. Service jars are
+# services/<name>/target/<name>.jar or copies named <name>-<hash>.jar (ci/services.sh)
+GROUPS = [("k6", r"/k6 "), ("social-graph", r"/social-graph[-.][^ /]*jar"), ("outbound", r"/outbound[-.][^ /]*jar"),
+          ("inbound", r"/inbound[-.][^ /]*jar"), ("search", r"/search[-.][^ /]*jar"), ("cassandra", "cassandra"),
+          ("kafka", "kafka"), ("solr", "solr"), ("postgresql", "postgres"), ("redis", "redis-server"),
+          ("prometheus", "prometheus"), ("nginx", "nginx"), ("other java (builds, tests)", "java")]
 
 
 def group_of(cmdline):
-    for name, needle in GROUPS:
-        if needle in cmdline:
+    for name, pattern in GROUPS:
+        if re.search(pattern, cmdline):
             return name
     return "other"
 
 
-def snapshot():
+def snapshot(run_dir=None):
     procs = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -35,10 +39,24 @@ def snapshot():
                 stat = f.read()
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+            env = ""
+            if run_dir:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    env = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
-        procs[pid] = {"start": fields[19], "ticks": int(fields[11]) + int(fields[12]), "group": group_of(cmd)}
+        procs[pid] = {"start": fields[19], "ticks": int(fields[11]) + int(fields[12]), "group": group_of(cmd),
+                      "ppid": fields[1], "mine": not run_dir or run_dir in cmd or run_dir in env}
+    # a child of a process of this run belongs to it too (PostgreSQL backends name no directory)
+
+    def mine(pid, depth=0):
+        p = procs.get(pid)
+        return bool(p) and (p["mine"] or (depth < 20 and mine(p["ppid"], depth + 1)))
+
+    for pid, p in procs.items():
+        if not mine(pid):
+            p["group"] = "not this run"
     return {"time": time.time(), "procs": procs}
 
 
@@ -53,9 +71,9 @@ def diff(before, after):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "snapshot":
+    if len(sys.argv) in (3, 4) and sys.argv[1] == "snapshot":
         with open(sys.argv[2], "w", encoding="utf-8") as f:
-            json.dump(snapshot(), f)
+            json.dump(snapshot(sys.argv[3] if len(sys.argv) == 4 else None), f)
     elif len(sys.argv) == 4 and sys.argv[1] == "diff":
         with open(sys.argv[2], encoding="utf-8") as f:
             before = json.load(f)

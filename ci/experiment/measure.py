@@ -8,7 +8,7 @@ a 10 minute one and series born inside the window (a new instance's first reques
 increase() would do. k6's own series are cumulative per test id, so their last value is the run's total.
 
 Usage: measure.py --prometheus URL --service S --testid T --t0 EPOCH --t1 EPOCH --duration SECONDS
-                  [--k6-start EPOCH] [--pad SECONDS] [--throughput http|events] [--host-cpu FILE]
+                  [--k6-start EPOCH] [--pad SECONDS] [--throughput http|events|api] [--host-cpu FILE]
 """
 import argparse
 import json
@@ -154,10 +154,11 @@ def measure(a):
 
     row["host_cpu_busy"] = host_cpu_busy(a.host_cpu, a.t0, a.t1) if a.host_cpu else None
 
-    # what the efficiency is computed on: HTTP requests of the service, or events of a Kafka consumer
+    # what the efficiency is computed on: HTTP requests of the service, events of a Kafka consumer, or every
+    # request k6 made (the whole API: right for a scenario that only calls the service under test)
     kind = a.throughput or ("events" if svc in ASYNC_DELAY else "http")
     row["throughput_kind"] = kind
-    row["throughput_per_min"] = row["consumed_per_min"] if kind == "events" else row["service_rpm"]
+    row["throughput_per_min"] = {"events": row["consumed_per_min"], "api": row["api_rpm"]}.get(kind, row["service_rpm"])
     return row
 
 
@@ -171,7 +172,7 @@ def main():
     p.add_argument("--k6-start", type=float, help="when k6 started, setup included (default t0)")
     p.add_argument("--duration", type=float, required=True, help="seconds of load (the rate divisor)")
     p.add_argument("--pad", type=float, default=15, help="seconds after t1 until the last scrape is in")
-    p.add_argument("--throughput", choices=("http", "events"))
+    p.add_argument("--throughput", choices=("http", "events", "api"))
     p.add_argument("--host-cpu", help="local mode: /proc/stat samples of the run (host CPU busy, in cores)")
     a = p.parse_args()
     if a.k6_start is None:

@@ -66,7 +66,8 @@ def write_csv(rows, path):
 
 def write_markdown(rows, path, title):
     kind = rows[0].get("throughput_kind", "http") if rows else "http"
-    what = "events consumed by the Kafka group" if kind == "events" else "API requests served by the service"
+    what = {"events": "events consumed by the Kafka group", "api": "requests k6 made to the whole API"}.get(
+        kind, "API requests served by the service")
     lines = [f"# {title}", "",
              f"Throughput = {what} per minute, measured over each run's load window; efficiency = "
              "throughput(N) / (N × throughput(1)). Latency percentiles are the service's own histograms "

@@ -1,0 +1,112 @@
+// Benchmark workload of the scaling experiments (ci/experiment.sh --scenario experiment) and docs/benchmarks.md:
+// unlike social.js, every participant has exactly FRIENDS friends (a ring: i befriends i+1..i+FRIENDS/2), so a
+// post fans out to exactly FRIENDS feeds, and setup fills every feed first (PREFILL_POSTS posts per
+// participant, then waits until a sample of feeds is full), so reads return full pages from the first second.
+// Then up to three open-loop scenarios at RATE iterations/s in total, split by share:
+//   post_outbound (POST_SHARE, default 0), read_inbound (INBOUND_SHARE, default 1), search (SEARCH_SHARE, 0).
+// Other settings: PARTICIPANTS (1000), FRIENDS (10), PREFILL_POSTS (3), DURATION (1m), FEED_LIMIT (20),
+// PRE_ALLOCATED_VUS (50), MAX_VUS (400), SETUP_BATCH (50), P95_MS/P99_MS (500/1500), FAILED_RATE (0.01).
+import { check, sleep } from 'k6';
+import exec from 'k6/execution';
+import { SEED, str, int, num } from './lib/config.js';
+import { req, send, sendAll, json, link, idOf } from './lib/api.js';
+import { shape } from './lib/shapes.js';
+import { Rng } from './lib/random.js';
+import { baseOptions, arrivalScenario, scenarioThresholds } from './lib/options.js';
+
+export { handleSummary } from './lib/summary.js';
+
+const PARTICIPANTS = int('PARTICIPANTS', 1000);
+const FRIENDS = 2 * Math.floor(int('FRIENDS', 10) / 2);
+const PREFILL_POSTS = int('PREFILL_POSTS', 3);
+const RATE = num('RATE', 100);
+const DURATION = str('DURATION', '1m');
+const FEED_LIMIT = int('FEED_LIMIT', 20);
+const BATCH = int('SETUP_BATCH', 50);
+const SHARES = { post_outbound: num('POST_SHARE', 0), read_inbound: num('INBOUND_SHARE', 1), search: num('SEARCH_SHARE', 0) };
+const EXEC = { post_outbound: 'postOutbound', read_inbound: 'readInbound', search: 'search' };
+const total = Object.values(SHARES).reduce((a, b) => a + b, 0);
+const enabled = Object.keys(SHARES).filter((s) => SHARES[s] > 0);
+if (!enabled.length) throw new Error('every share is 0');
+if (FRIENDS < 2 || FRIENDS >= PARTICIPANTS) throw new Error('need 2 <= FRIENDS < PARTICIPANTS');
+
+const LIMITS = { p95: int('P95_MS', 500), p99: int('P99_MS', 1500), failedRate: num('FAILED_RATE', 0.01), checksRate: num('CHECKS_RATE', 0.99) };
+const scenarios = {};
+const thresholds = { http_req_failed: [`rate<${LIMITS.failedRate}`] };
+for (const name of enabled) {
+  const share = SHARES[name] / total;
+  scenarios[name] = arrivalScenario(EXEC[name], {
+    ratePerSec: RATE * share, duration: DURATION,
+    preAllocatedVUs: Math.ceil(int('PRE_ALLOCATED_VUS', 50) * share), maxVUs: Math.ceil(int('MAX_VUS', 400) * share),
+  });
+  Object.assign(thresholds, scenarioThresholds(name, LIMITS));
+}
+
+export const options = baseOptions({
+  scenarios, thresholds, batch: BATCH, batchPerHost: BATCH,
+  setupTimeout: str('SETUP_TIMEOUT', `${Math.max(300, Math.ceil(PARTICIPANTS * (1 + FRIENDS / 2 + PREFILL_POSTS) / 50))}s`),
+});
+
+const created = (r) => r.status === 200 || r.status === 201;
+const setupTags = { tags: { phase: 'setup' } };
+
+export function setup() {
+  const ids = sendAll([...Array(PARTICIPANTS).keys()].map((i) =>
+    req.createParticipant(`${Rng.of(SEED, 'participant', i).words(2)} ${i}`, setupTags)), BATCH)
+    .map((r) => (created(r) && shape.participant(json(r)) ? Number(json(r).id) : undefined));
+  if (ids.some((id) => id === undefined)) exec.test.abort('setup could not create every participant');
+  const pairs = [];
+  for (let i = 0; i < ids.length; i++) {
+    for (let k = 1; k <= FRIENDS / 2; k++) pairs.push(req.befriend(ids[i], ids[(i + k) % ids.length], setupTags));
+  }
+  const friended = sendAll(pairs, BATCH).filter(created).length;
+  if (friended !== pairs.length) exec.test.abort(`setup: ${friended} of ${pairs.length} friendships`);
+  const posts = [];
+  for (let p = 0; p < PREFILL_POSTS; p++) {
+    ids.forEach((id, i) => {
+      const rng = Rng.of(SEED, 'prefill', p * ids.length + i);
+      posts.push(req.postOutbound(id, rng.words(5), rng.words(40), setupTags));
+    });
+  }
+  const posted = sendAll(posts, BATCH).filter(created).length;
+  // the fan-out is asynchronous: wait until a sample of feeds holds what their friends posted
+  const want = Math.min(FEED_LIMIT, FRIENDS * PREFILL_POSTS);
+  const sample = Rng.of(SEED, 'sample').sample(ids.length, Math.min(20, ids.length)).map((i) => ids[i]);
+  const deadline = Date.now() + int('PREFILL_TIMEOUT_S', 120) * 1000;
+  let full = 0;
+  while (Date.now() < deadline) {
+    full = sendAll(sample.map((id) => req.getInbound(id, { limit: FEED_LIMIT }, setupTags)), BATCH)
+      .filter((r) => r.status === 200 && (json(r) || []).length >= want).length;
+    if (full === sample.length) break;
+    sleep(0.5);
+  }
+  console.log(`setup: ${ids.length} participants, ${friended} friendships (${FRIENDS} friends each), `
+    + `${posted} posts, ${full} of ${sample.length} sampled feeds full`);
+  return { ids };
+}
+
+function rngOf() {
+  return Rng.of(SEED, exec.scenario.name, exec.scenario.iterationInTest);
+}
+
+export function postOutbound(data) {
+  const rng = rngOf();
+  const poster = rng.pick(data.ids);
+  const res = send(req.postOutbound(poster, rng.words(5), rng.words(40)));
+  check(res, { 'post outbound: 2xx with the outbound shape': (r) => created(r) && shape.outbound(json(r)) && json(r).from === link(poster) });
+}
+
+export function readInbound(data) {
+  const id = rngOf().pick(data.ids);
+  const res = send(req.getInbound(id, { limit: FEED_LIMIT }));
+  const feed = json(res);
+  check(res, {
+    'read inbound: 200, a full page of the participant': (r) => r.status === 200 && shape.arrayOf(feed, shape.inbound)
+      && feed.length === Math.min(FEED_LIMIT, FRIENDS * PREFILL_POSTS) && feed.every((i) => idOf(i.to) === id),
+  });
+}
+
+export function search() {
+  const res = send(req.search({ keywords: rngOf().words(1) }));
+  check(res, { 'search: 200 with participant links': (r) => r.status === 200 && shape.links(json(r)) });
+}
