@@ -1,14 +1,19 @@
 package newsfeed.common.cassandra;
 
+import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
 import io.vertx.cassandra.CassandraClientOptions;
 import newsfeed.common.Env;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 
 /** The CASSANDRA_* variables of docs/contracts.md (outbound and inbound), and the client options they make. */
 public record CassandraConfig(List<InetSocketAddress> contactPoints, String localDc, String keyspace,
                               String username, String password) {
+  static final Duration RECONNECT_BASE = Duration.ofMillis(500);
+  static final Duration RECONNECT_MAX = Duration.ofSeconds(5);
 
   public static CassandraConfig fromEnv(Env e) {
     return new CassandraConfig(
@@ -22,7 +27,13 @@ public record CassandraConfig(List<InetSocketAddress> contactPoints, String loca
   public CassandraClientOptions clientOptions() {
     CassandraClientOptions options = new CassandraClientOptions();
     contactPoints.forEach(p -> options.addContactPoint(p.getHostString(), p.getPort()));
-    options.dataStaxClusterBuilder().withLocalDatacenter(localDc);
+    // the driver's default reconnection backs off to 60 s: after an outage a service would stay unready up to a
+    // minute after Cassandra is back; retrying every few seconds costs nothing on the scale of a few nodes
+    options.dataStaxClusterBuilder().withLocalDatacenter(localDc)
+        .withConfigLoader(DriverConfigLoader.programmaticBuilder()
+            .withDuration(DefaultDriverOption.RECONNECTION_BASE_DELAY, RECONNECT_BASE)
+            .withDuration(DefaultDriverOption.RECONNECTION_MAX_DELAY, RECONNECT_MAX)
+            .build());
     options.setKeyspace(keyspace);
     if (username != null) {
       options.setUsername(username);
