@@ -11,21 +11,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SUITE=e2e
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-700}
-NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-e2e.XXXXXX)
-export NEWSFEED_RUN
 passed=0 failed=0
 log() { echo "[e2e $(date +%T)] $*" >&2; }
 # shellcheck source=ci/tests/lib/maven.sh
 source ci/tests/lib/maven.sh
 # shellcheck source=ci/tests/lib/system.sh
 source ci/tests/lib/system.sh
-
-cleanup() {
-  local rc=$?
-  system_down
-  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else log "kept run dir $NEWSFEED_RUN (logs)"; fi
-}
-trap cleanup EXIT
+suite_run_dir e2e
+trap 'system_cleanup $?' EXIT
 
 system_up
 run_maven "end-to-end tests" services/e2e/target/surefire-reports services/e2e/target/failsafe-reports -- \

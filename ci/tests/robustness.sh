@@ -12,21 +12,19 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SUITE=robustness
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1700}
-NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-robustness.XXXXXX)
-export NEWSFEED_RUN
-OUT=$NEWSFEED_RUN/robustness
 passed=0 failed=0 started_gateway=false
 log() { echo "[robustness $(date +%T)] $*" >&2; }
 # shellcheck source=ci/tests/lib/maven.sh
 source ci/tests/lib/maven.sh
 # shellcheck source=ci/tests/lib/system.sh
 source ci/tests/lib/system.sh
+suite_run_dir robustness
+OUT=$NEWSFEED_RUN/robustness
 
 cleanup() {
   local rc=$?
   if $started_gateway; then bash ci/gateway.sh stop >&2 || log "ci/gateway.sh stop failed"; fi
-  system_down
-  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else log "kept run dir $NEWSFEED_RUN (logs, reports)"; fi
+  system_cleanup "$rc"
 }
 trap cleanup EXIT
 

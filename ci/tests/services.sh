@@ -8,21 +8,14 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SUITE=services
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-600}
-NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-services.XXXXXX)
-export NEWSFEED_RUN
 passed=0 failed=0
 log() { echo "[services-suite $(date +%T)] $*" >&2; }
 # shellcheck source=ci/tests/lib/maven.sh
 source ci/tests/lib/maven.sh
 # shellcheck source=ci/tests/lib/system.sh
 source ci/tests/lib/system.sh
-
-cleanup() {
-  local rc=$?
-  system_down
-  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else log "kept run dir $NEWSFEED_RUN (logs)"; fi
-}
-trap cleanup EXIT
+suite_run_dir services
+trap 'system_cleanup $?' EXIT
 
 system_up
 modules=(common social-graph outbound inbound search)

@@ -6,6 +6,20 @@
 
 started_stack=false started_services=false
 
+# A fresh run dir for the suite's stack, services, logs and reports: exports NEWSFEED_RUN.
+suite_run_dir() {
+  NEWSFEED_RUN=$(mktemp -d "/tmp/newsfeed-$1.XXXXXX")
+  export NEWSFEED_RUN
+}
+
+# The end of a suite on the system (from its EXIT trap, with the exit status): stop what it started, remove the
+# run dir when everything passed, else keep it for its logs.
+system_cleanup() {
+  local rc=$1
+  system_down
+  if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else log "kept run dir $NEWSFEED_RUN (logs, reports)"; fi
+}
+
 system_down() {
   if $started_services; then bash ci/services.sh stop >/dev/null 2>&1 || log "ci/services.sh stop failed"; fi
   if $started_stack; then bash ci/stack.sh down >/dev/null 2>&1 || log "ci/stack.sh down failed"; fi
