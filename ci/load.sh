@@ -41,7 +41,7 @@ export SUMMARY_JSON=$REPORTS/summary.json SUMMARY_TEXT=$REPORTS/summary.txt
 export K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_EXPORT=$REPORTS/dashboard.html
 export K6_WEB_DASHBOARD_PORT=${K6_WEB_DASHBOARD_PORT:--1}   # -1: no live server, only the HTML export
 # the dashboard skips its export when it has too few snapshots: short runs need a short period
-case $scenario in smoke | fanout) period=1s ;; *) period=3s ;; esac
+case $scenario in smoke | fanout) period=250ms ;; *) period=3s ;; esac
 export K6_WEB_DASHBOARD_PERIOD=${K6_WEB_DASHBOARD_PERIOD:-$period}
 export K6_NO_USAGE_REPORT=true
 
