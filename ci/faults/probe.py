@@ -14,6 +14,8 @@ posts made here) to OUT_DIR/markers.jsonl so the final verification checks them 
 """
 import argparse
 import json
+from datetime import datetime
+import urllib.parse
 import os
 import sys
 import time
@@ -24,6 +26,12 @@ import api
 
 POLL_SECONDS = 30      # how long a condition that must appear during an outage may take to appear
 SAMPLES = 4            # a condition that must hold during an outage is sampled this often, 0.5 s apart
+
+
+
+def when(occurred):
+    """An API timestamp (ISO-8601 with Z, any number of fraction digits) as a datetime."""
+    return datetime.fromisoformat(occurred.replace("Z", "+00:00"))
 
 
 class Probe:
@@ -242,9 +250,24 @@ class Probe:
         if ok:
             self.keep_marker(f"marker-{self.fault}", kw, body["subject"], 201)
 
+            marker_at = when(acked[0]["occurred"])
+
             def in_inbound():
-                rows = api.get(f"{self.urls.inbound}/participant/{self.friend}/inbound?limit=100", timeout=5).json()
-                return isinstance(rows, list) and any(x.get("subject") == body["subject"] for x in rows)
+                # the ledger keeps posting: after a backlog the marker can be pages deep, so walk the pages back
+                # to the marker's time (the feed is newest first)
+                cursor = ""
+                for _ in range(100):
+                    r = api.get(f"{self.urls.inbound}/participant/{self.friend}/inbound?limit=100{cursor}", timeout=5)
+                    rows = r.json()
+                    if r.status != 200 or not isinstance(rows, list):
+                        return False
+                    if any(x.get("subject") == body["subject"] for x in rows):
+                        return True
+                    nxt = r.headers.get("x-next-cursor")
+                    if not rows or not nxt or when(rows[-1]["occurred"]) < marker_at:
+                        return False
+                    cursor = "&cursor=" + urllib.parse.quote(nxt, safe="")
+                return False
 
             def searchable():
                 rows = api.get(f"{self.urls.search}/outbound?posts=true&keywords={kw}", timeout=5).json()
