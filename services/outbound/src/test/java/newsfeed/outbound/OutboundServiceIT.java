@@ -343,9 +343,12 @@ class OutboundServiceIT {
     String deployment = lastDeployment;
     long poster = socialGraph.createParticipant("poster");
     List<io.vertx.core.Future<HttpResponse<Buffer>>> inFlight = new ArrayList<>();
+    // spread over ~200 ms so the shutdown finds requests in every stage: answered, in flight, not yet accepted
+    // (sent all at once, they may all still be connecting when it starts, and none is acknowledged)
     for (int i = 0; i < 20; i++) {
       inFlight.add(http.post(draining, "127.0.0.1", "/participant/" + poster + "/outbound")
           .sendJsonObject(new JsonObject().put("subject", "drain " + i).put("story", "t")));
+      Thread.sleep(10);
     }
     vertx.undeploy(deployment).await();
     int acknowledged = 0;
