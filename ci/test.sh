@@ -56,6 +56,9 @@ for s in "${suites[@]}"; do
   echo "=== suite $s: rc=$rc, $passed passed, $failed failed, $(( $(date +%s) - start ))s"
 done
 
+# stop the shared stack first, so the count below is the run's last line
+cleanup
+trap - EXIT
 [ ${#failed_suites[@]} -eq 0 ] || echo "failed suites: ${failed_suites[*]}"
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]
