@@ -5,7 +5,6 @@ import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
@@ -57,11 +56,8 @@ public final class OutboundVerticle extends VerticleBase {
         .handler(outbound::post);
     router.get("/participant/:id/outbound").handler(outbound::get);
 
-    // clients like curl label JSON as a form by default: Vert.x then also runs its form decoder over the body, whose
-    // own smaller limits would reject a long story first; set them beyond the body limit (+ one chunk)
-    int formLimit = 2 * config.maxBodyBytes() + 65_536;
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort())
-        .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit));
+    server = vertx.createHttpServer(
+        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()));
     return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen();
   }
 

@@ -4,7 +4,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
@@ -71,12 +70,8 @@ public final class SocialGraphVerticle extends VerticleBase {
     router.post("/participant/:id/friends").handler(body).handler(friends::create);
     router.get("/participant/:id/friends").handler(friends::list);
 
-    // clients like curl label JSON as a form by default: Vert.x then also runs its form decoder over the body, whose
-    // own smaller limits would answer a vague 400 first; set them beyond the body limit (+ one chunk) so an
-    // oversized body always gets the BodyHandler's 413
-    int formLimit = 2 * config.httpMaxBodyBytes() + 65_536;
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort())
-        .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit));
+    server = vertx.createHttpServer(
+        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.httpMaxBodyBytes()));
     return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen();
   }
 

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
@@ -51,6 +52,18 @@ public final class HttpBootstrap {
       error(ctx, 500, "internal_error", "internal error");
     });
     return router;
+  }
+
+  /**
+   * Server options of a service that takes request bodies of up to {@code maxBodyBytes} (its BodyHandler limit).
+   * Clients like curl label JSON as a form by default: Vert.x then also runs its form decoder over the body, whose
+   * own smaller limits would answer first (a vague 400, or a long story rejected); set them beyond the body limit
+   * (+ one chunk) so an oversized body always gets the BodyHandler's 413.
+   */
+  public static HttpServerOptions bodyServerOptions(String host, int port, int maxBodyBytes) {
+    int formLimit = 2 * maxBodyBytes + 65_536;
+    return new HttpServerOptions().setHost(host).setPort(port)
+        .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit);
   }
 
   private static void timeRequest(RoutingContext ctx, MeterRegistry registry) {
