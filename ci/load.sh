@@ -38,7 +38,8 @@ export TESTID=${TESTID:-$scenario-$(date -u +%Y%m%dT%H%M%SZ)}
 REPORTS=$RUN/reports/$TESTID
 mkdir -p "$REPORTS"
 export SUMMARY_JSON=$REPORTS/summary.json SUMMARY_TEXT=$REPORTS/summary.txt
-export K6_WEB_DASHBOARD=true K6_WEB_DASHBOARD_EXPORT=$REPORTS/dashboard.html
+# K6_WEB_DASHBOARD=false saves the dashboard's CPU (benchmarks at high rates); the HTML export is then skipped
+export K6_WEB_DASHBOARD=${K6_WEB_DASHBOARD:-true} K6_WEB_DASHBOARD_EXPORT=$REPORTS/dashboard.html
 export K6_WEB_DASHBOARD_PORT=${K6_WEB_DASHBOARD_PORT:--1}   # -1: no live server, only the HTML export
 # the dashboard skips its export when it has too few snapshots: short runs need a short period
 case $scenario in smoke | fanout) period=250ms ;; *) period=3s ;; esac

@@ -13,7 +13,8 @@
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
 #   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), SEARCH_RATES ("50 100 200"), STEP_DURATION (30s),
 #   TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"), PARTICIPANTS (1000),
-#   FRIENDS (10), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/services.sh).
+#   FRIENDS (10), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/services.sh). Services already running in
+#   NEWSFEED_RUN are reused (warm JVMs) and left running; otherwise they are started here and stopped at the end.
 # Output: OUT/results.tsv (one line per measurement), OUT/profiles/<service>.md, OUT/*/ k6 reports.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -41,7 +42,10 @@ if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
   started_stack=true
   bash ci/stack.sh up >&2
 fi
-started_services=true
+# services already running (a warm, reused set) are measured as they are and left running
+if ! bash ci/services.sh status 2>/dev/null | awk 'NR > 1 && $2 != "running" { bad = 1 } END { exit bad || NR < 2 }'; then
+  started_services=true
+fi
 bash ci/services.sh start >&2
 [ -s "$RESULTS" ] || printf 'step\tname\ttarget_per_s\tachieved_per_s\tp50_ms\tp95_ms\tp99_ms\tfailed_ratio\tdropped\tk6_exit\tloadavg\tcpu_cores\n' > "$RESULTS"
 

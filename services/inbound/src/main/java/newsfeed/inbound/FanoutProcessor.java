@@ -14,11 +14,19 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fans each "outbound posted" event out to the poster's friends: one inbound row per friend. Events of a
- * batch run concurrently; all inserts share one limiter so a 100k-friend post cannot flood Cassandra. The
- * batch succeeds only when every row of every event is written, which is what lets the consumer commit.
+ * Fans each "outbound posted" event out to the poster's friends: one inbound row per friend, written in small
+ * unlogged batches (up to {@code batchRows} friends and {@link #BATCH_BYTES} per request). Events of a batch run
+ * concurrently; all writes share one limiter so a 100k-friend post cannot flood Cassandra. The batch succeeds
+ * only when every row of every event is written, which is what lets the consumer commit.
  */
 public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor {
+  /**
+   * Payload budget of one write request: below Cassandra's default batch_size_warn_threshold (5 KiB), so
+   * ordinary posts go 10 friends at a time and only a long story falls back to smaller batches (or single rows).
+   */
+  static final int BATCH_BYTES = 4 * 1024;
+  /** Per-row bytes besides subject and story: key columns, timeuuid, cell overhead (an estimate). */
+  static final int ROW_OVERHEAD_BYTES = 64;
 
   private final FriendsClient friends;
   private final InboundRepository repository;
@@ -28,10 +36,13 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private final Timer fanoutOk;
   private final Timer fanoutError;
   private final EventDecoder decoder;
+  private final int batchRows;
 
+  /** {@code batchRows}: friends per write request at most (1 = a request per row). */
   public FanoutProcessor(FriendsClient friends, InboundRepository repository, MeterRegistry registry,
-                         int concurrentEvents, int concurrentWrites) {
+                         int concurrentEvents, int concurrentWrites, int batchRows) {
     this.friends = friends;
+    this.batchRows = batchRows;
     this.repository = repository;
     this.events = new AsyncLimiter(concurrentEvents);
     this.writes = new AsyncLimiter(concurrentWrites);
@@ -78,12 +89,29 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     }
     // after the first failure the queued writes of this event are dropped: the batch is retried anyway
     boolean[] failed = {false};
-    List<Future<Void>> inserts = new ArrayList<>(friendIds.size());
-    for (long friendId : friendIds) {
+    int rows = rowsPerRequest(event);
+    List<Future<Void>> inserts = new ArrayList<>(friendIds.size() / rows + 1);
+    for (int from = 0; from < friendIds.size(); from += rows) {
+      List<Long> chunk = friendIds.subList(from, Math.min(friendIds.size(), from + rows));
       inserts.add(writes.submit(() -> failed[0]
           ? Future.failedFuture("fan-out of " + event.eventId() + " abandoned after an earlier failure")
-          : repository.insert(friendId, event).onFailure(err -> failed[0] = true)));
+          : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true)));
     }
     return Future.all(inserts).map(friendIds.size());
+  }
+
+  /** How many friends one request carries: {@code batchRows}, fewer when the post is long, at least one. */
+  int rowsPerRequest(OutboundPostedEvent event) {
+    long rowBytes = ROW_OVERHEAD_BYTES + utf8Length(event.subject()) + utf8Length(event.story());
+    return (int) Math.max(1, Math.min(batchRows, BATCH_BYTES / rowBytes));
+  }
+
+  private static long utf8Length(String s) {
+    long n = 0;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3;   // a surrogate pair: 2 + 2 = 4
+    }
+    return n;
   }
 }

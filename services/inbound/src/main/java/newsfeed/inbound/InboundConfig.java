@@ -10,7 +10,8 @@ import java.util.Map;
 public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrace,
                             CassandraConfig cassandra,
                             String kafkaBootstrapServers, String kafkaTopic, String kafkaGroupId,
-                            String socialGraphUrl, int fanoutConcurrentEvents, int fanoutConcurrentWrites) {
+                            String socialGraphUrl, int fanoutConcurrentEvents, int fanoutConcurrentWrites,
+                            int fanoutBatchRows) {
 
   public static InboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -24,6 +25,8 @@ public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrac
         e.string("KAFKA_GROUP_ID", "newsfeed-inbound"),
         e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),
         e.integer("INBOUND_FANOUT_EVENTS", 16, 1, 1024),
-        e.integer("INBOUND_FANOUT_WRITES", 256, 1, 4096));
+        e.integer("INBOUND_FANOUT_WRITES", 256, 1, 4096),
+        // 10: Cassandra's default unlogged_batch_across_partitions_warn_threshold; 1 turns batching off
+        e.integer("INBOUND_FANOUT_BATCH_ROWS", 10, 1, 100));
   }
 }

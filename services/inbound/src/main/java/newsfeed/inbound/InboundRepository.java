@@ -2,7 +2,10 @@ package newsfeed.inbound;
 
 import newsfeed.common.OutboundPostedEvent;
 
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
+import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -25,6 +28,8 @@ public final class InboundRepository {
   private final LazyStatement nextPage;
   private final Timer executeOk;
   private final Timer executeError;
+  private final Timer batchOk;
+  private final Timer batchError;
   private final Timer queryOk;
   private final Timer queryError;
 
@@ -37,6 +42,8 @@ public final class InboundRepository {
         "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? AND occurred < ? LIMIT ?");
     this.executeOk = StoreTimers.timer(registry, "cassandra", "execute", "success");
     this.executeError = StoreTimers.timer(registry, "cassandra", "execute", "error");
+    this.batchOk = StoreTimers.timer(registry, "cassandra", "batch", "success");
+    this.batchError = StoreTimers.timer(registry, "cassandra", "batch", "error");
     this.queryOk = StoreTimers.timer(registry, "cassandra", "query", "success");
     this.queryError = StoreTimers.timer(registry, "cassandra", "query", "error");
   }
@@ -45,7 +52,26 @@ public final class InboundRepository {
   public Future<Void> insert(long friendId, OutboundPostedEvent event) {
     return StoreTimers.time(() -> insert.get()
         .compose(ps -> client.execute(ps.bind(friendId, event.eventId(), event.participantId(),
-            event.subject(), event.story()))), executeOk, executeError).mapEmpty();
+            event.subject(), event.story()).setIdempotent(true))), executeOk, executeError).mapEmpty();
+  }
+
+  /**
+   * Writes the event into several friends' feeds with one request: an UNLOGGED batch (no batch log; each row is
+   * its own idempotent write, so a failed batch is simply retried whole). One round trip instead of one per
+   * friend saves most of Cassandra's and the driver's per-request CPU; the caller keeps batches small (a few
+   * partitions, a few KiB) so the coordinator's work and Cassandra's batch-size warnings stay out of the way.
+   */
+  public Future<Void> insertAll(List<Long> friendIds, OutboundPostedEvent event) {
+    if (friendIds.size() == 1) {
+      return insert(friendIds.get(0), event);
+    }
+    return StoreTimers.time(() -> insert.get().compose(ps -> {
+      BatchStatementBuilder batch = BatchStatement.builder(DefaultBatchType.UNLOGGED).setIdempotence(true);
+      for (long friendId : friendIds) {
+        batch.addStatement(ps.bind(friendId, event.eventId(), event.participantId(), event.subject(), event.story()));
+      }
+      return client.execute(batch.build());
+    }), batchOk, batchError).mapEmpty();
   }
 
   /** Newest first; {@code before} (exclusive) continues after the last row of the previous page. */

@@ -43,7 +43,7 @@ public final class InboundVerticle extends VerticleBase {
     InboundRepository repository = new InboundRepository(cassandra, registry);
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, registry,
-        config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites());
+        config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites(), config.fanoutBatchRows());
 
     consumer = new EventConsumer(vertx, registry, "inbound", config.kafkaBootstrapServers(), config.kafkaTopic(),
         config.kafkaGroupId(), 100, fanout);

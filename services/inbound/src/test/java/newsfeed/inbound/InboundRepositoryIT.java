@@ -83,6 +83,27 @@ class InboundRepositoryIT {
   }
 
   @Test
+  void oneBatchWritesTheEventIntoEveryFeedOnceAndARetriedBatchDoesNotDuplicate() {
+    long base = TestEvents.randomParticipantId() * 100;
+    List<Long> friends = List.of(base + 1, base + 2, base + 3, base + 4);
+    OutboundPostedEvent event = new OutboundPostedEvent(TestEvents.timeUuid(), base, "batched", "a story",
+        System.currentTimeMillis());
+    repository.insertAll(friends, event).await();
+    repository.insertAll(friends, event).await();   // a redelivery
+    for (long friend : friends) {
+      List<InboundItem> feed = repository.page(friend, null, 10).await();
+      assertEquals(1, feed.size(), "friend " + friend);
+      assertEquals(event.eventId(), feed.get(0).occurred());
+      assertEquals(base, feed.get(0).fromParticipantId());
+      assertEquals("a story", feed.get(0).story());
+    }
+    assertTrue(repository.page(base + 5, null, 10).await().isEmpty(), "only the listed friends");
+    // a single friend goes as a plain insert
+    repository.insertAll(List.of(base + 6), event).await();
+    assertEquals(1, repository.page(base + 6, null, 10).await().size());
+  }
+
+  @Test
   void pingSucceedsAndAnUnreachableClusterFails() {
     repository.ping().await();
     CassandraClient down = CassandraClient.create(vertx, options("127.0.0.1:1"));

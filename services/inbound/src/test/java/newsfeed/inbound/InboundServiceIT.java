@@ -63,7 +63,7 @@ class InboundServiceIT {
     InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
         InboundRepositoryIT.cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
         StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
-        socialGraphUrl, 16, 256);
+        socialGraphUrl, 16, 256, 10);
     return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }
 
