@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The measurements of docs/benchmarks.md, in local mode on this machine (stores, services and k6 share it):
 #   startup  time from JVM start to "<service> started" (listening and ready), each service restarted alone
+#   warmup   posts and reads at WARMUP_RATE (600/s) for WARMUP_DURATION (90s), not measured: warm JVMs
 #   posts    k6/experiment.js posting only (fan-out to exactly FRIENDS friends) at each of POST_RATES
 #   target   posts at TARGET_POST_RATE for TARGET_DURATION (the issue's 2-minute target)
 #   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds
 #   memory   RSS (VmRSS) and peak RSS (VmHWM) of every service JVM after the load steps
 #   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
-# Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py).
+# Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py) and the
+# services' own view of the window (server_metrics.py: latency at the API per route, fan-out delay, consumer lag).
 # Usage: ci/experiment/benchmarks.sh [STEP...]     (default: every step, in the order above)
 # Environment: NEWSFEED_RUN (default a new /tmp/newsfeed-bench.*), NEWSFEED_PORT_OFFSET (default 1400),
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
@@ -47,7 +49,7 @@ if ! bash ci/services.sh status 2>/dev/null | awk 'NR > 1 && $2 != "running" { b
   started_services=true
 fi
 bash ci/services.sh start >&2
-[ -s "$RESULTS" ] || printf 'step\tname\ttarget_per_s\tachieved_per_s\tp50_ms\tp95_ms\tp99_ms\tfailed_ratio\tdropped\tk6_exit\tloadavg\tcpu_cores\n' > "$RESULTS"
+[ -s "$RESULTS" ] || printf 'step\tname\ttarget_per_s\tachieved_per_s\tp50_ms\tp95_ms\tp99_ms\tfailed_ratio\tdropped\tk6_exit\tloadavg\tcpu_cores\tserver\n' > "$RESULTS"
 
 row() { local IFS=$'\t'; echo "$*" >> "$RESULTS"; }
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
@@ -61,7 +63,7 @@ step_startup() {
     read -r pid ticks < "$NEWSFEED_RUN/services/pids/$svc-1.pid"
     start=$(awk -v b="$btime" -v t="$ticks" -v hz="$hz" 'BEGIN { printf "%.3f", b + t / hz }')
     ready=$(grep -F "\"$svc started\"" "$NEWSFEED_RUN/services/logs/$svc-1.log" | tail -n 1 | jq -r '.timestamp / 1000')
-    row startup "$svc" - "$(awk -v s="$start" -v r="$ready" 'BEGIN { printf "%.2f", r - s }')" - - - - - - "$(loadavg)" -
+    row startup "$svc" - "$(awk -v s="$start" -v r="$ready" 'BEGIN { printf "%.2f", r - s }')" - - - - - - "$(loadavg)" - -
   done
 }
 
@@ -81,13 +83,22 @@ print("\t".join([fmt(count / seconds), fmt(d.get("med")), fmt(d.get("p(95)")), f
 PY
 }
 
+# every running instance's base URL, for the services' own metrics
+service_urls() {
+  local svc port
+  for svc in social-graph outbound inbound search; do
+    for port in $(bash ci/services.sh ports "$svc"); do echo "http://127.0.0.1:$port"; done
+  done
+}
+
 seconds_of() { case $1 in *m) echo $(( ${1%m} * 60 )) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac; }
 
 # load_step STEP SCRIPT SCENARIO RATE DURATION [ENV...]: one k6 run at RATE/s, its CPU split after setup
 load_step() {
   local step=$1 script=$2 scenario=$3 rate=$4 duration=$5; shift 5
   local testid=bench-$step-$rate-$STAMP rc=0 dir=$OUT/$step-$rate
-  local klog=$NEWSFEED_RUN/reports/$testid/k6.log
+  local klog=$NEWSFEED_RUN/reports/$testid/k6.log urls=()
+  mapfile -t urls < <(service_urls)
   mkdir -p "$dir"
   log "$step: $script $scenario at $rate/s for $duration"
   # the CPU split covers the load only: its first snapshot is taken when setup logs its last line
@@ -95,8 +106,10 @@ load_step() {
   ( until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
     local load_end=$((SECONDS + $(seconds_of "$duration") - 2))
     python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "$NEWSFEED_RUN"
+    python3 ci/experiment/server_metrics.py snapshot "$dir/server-before.json" "${urls[@]}"
     sleep $((load_end > SECONDS ? load_end - SECONDS : 0))
-    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN" ) &
+    python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+    python3 ci/experiment/server_metrics.py snapshot "$dir/server-after.json" "${urls[@]}" ) &
   local watcher=$!
   env TESTID="$testid" RATE="$rate" DURATION="$duration" PARTICIPANTS="$PARTICIPANTS" FRIENDS="$FRIENDS" "$@" \
     bash ci/load.sh "$script" -q > "$dir/k6.out" 2>&1 || rc=$?
@@ -105,11 +118,25 @@ load_step() {
   [ -f "$dir/cpu-after.json" ] || python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
   local cpu=-
   [ -f "$dir/cpu-before.json" ] && cpu=$(python3 ci/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
+  # the services' own latency at the API over the same window, the fan-out delay and the consumer lag at its end
+  local server=-
+  [ -f "$dir/server-after.json" ] && server=$(python3 ci/experiment/server_metrics.py diff "$dir/server-before.json" "$dir/server-after.json")
   cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true
   local numbers="-	-	-	-	-	-"
   [ -f "$dir/summary.json" ] && numbers=$(summarise "$dir/summary.json" "$(seconds_of "$duration")" "$scenario")
-  row "$step" "$scenario" "$rate" "$numbers" "$rc" "$(loadavg)" "$cpu"
+  row "$step" "$scenario" "$rate" "$numbers" "$rc" "$(loadavg)" "$cpu" "$server"
   tail -n 1 "$RESULTS" >&2
+}
+
+# JIT-compiles the services and the stores before anything is measured: on fresh JVMs the posts rate was about
+# half of the warm rate (C2 compilation took 40-57 % of the services' CPU in their first minute)
+step_warmup() {
+  local dir=$OUT/warmup testid=bench-warmup-$STAMP
+  mkdir -p "$dir"
+  log "warmup: posts and reads at ${WARMUP_RATE:-600}/s for ${WARMUP_DURATION:-90s} (not measured)"
+  env TESTID="$testid" RATE="${WARMUP_RATE:-600}" DURATION="${WARMUP_DURATION:-90s}" PARTICIPANTS="$PARTICIPANTS" \
+    FRIENDS="$FRIENDS" POST_SHARE=1 INBOUND_SHARE=1 K6_WEB_DASHBOARD=false bash ci/load.sh experiment -q \
+    > "$dir/k6.out" 2>&1 || true
 }
 
 step_posts() {
@@ -147,7 +174,7 @@ step_fanout() {
     if [ -f "$dir/summary.json" ]; then
       read -r v p95 max < <(jq -r '.metrics.fanout_complete_ms.values // {} | "\(.med // "-") \(.["p(95)"] // "-") \(.max // "-")"' "$dir/summary.json")
     fi
-    row fanout "followers=$n" - - "$v" "$p95" "$max" - - "$rc" "$(loadavg)" "run $((SECONDS - t))s"
+    row fanout "followers=$n" - - "$v" "$p95" "$max" - - "$rc" "$(loadavg)" "run $((SECONDS - t))s" -
     tail -n 1 "$RESULTS" >&2
   done
 }
@@ -157,7 +184,7 @@ step_memory() {
   for f in "$NEWSFEED_RUN"/services/pids/*.pid; do
     inst=$(basename "$f" .pid); read -r pid _ < "$f"
     row memory "$inst" - "$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" \
-      "$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" - - - - - "$(loadavg)" -
+      "$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" - - - - - "$(loadavg)" - -
   done
 }
 
@@ -182,7 +209,7 @@ step_profile() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(startup posts target reads search fanout memory profile)
+[ ${#steps[@]} -gt 0 ] || steps=(startup warmup posts target reads search fanout memory profile)
 for s in "${steps[@]}"; do
   declare -F "step_$s" >/dev/null || { log "unknown step $s"; exit 2; }
   "step_$s"

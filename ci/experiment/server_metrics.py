@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The services' own view of a load window, from their /metrics (no Prometheus needed).
+
+  server_metrics.py snapshot FILE URL...   save the metrics of every service URL (http://127.0.0.1:<port>)
+  server_metrics.py diff BEFORE AFTER      print one JSON object for the window between the two snapshots:
+      {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ...,
+       "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind}
+
+Quantiles are interpolated inside the histogram buckets the way PromQL's histogram_quantile does, from the
+bucket counts' increase over the window (newsfeed_http_server_requests_seconds: the time from the request's
+arrival at the service to its response, i.e. latency at the API without the load generator's own queueing).
+"""
+import json
+import re
+import sys
+import urllib.request
+
+LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)')
+LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+WANTED = ("newsfeed_http_server_requests_seconds_bucket", "newsfeed_fanout_delay_seconds_count",
+          "newsfeed_fanout_delay_seconds_sum", "newsfeed_kafka_consumer_lag_records")
+SKIPPED_ROUTES = ("/health/live", "/health/ready", "/metrics")
+
+
+def scrape(url):
+    samples = []
+    with urllib.request.urlopen(url.rstrip("/") + "/metrics", timeout=10) as resp:
+        for line in resp.read().decode().splitlines():
+            m = LINE.match(line)
+            if m and m.group(1) in WANTED:
+                samples.append([m.group(1), dict(LABEL.findall(m.group(3) or "")), float(m.group(4))])
+    return samples
+
+
+def snapshot(path, urls):
+    out = []
+    for url in urls:
+        try:
+            out.extend(scrape(url))
+        except OSError as e:            # a service that is down has no numbers; the others still count
+            print(f"server_metrics: {url}: {e}", file=sys.stderr)
+    with open(path, "w") as f:
+        json.dump(out, f)
+
+
+def quantile(q, buckets):
+    """buckets: [(upper bound, cumulative count)] sorted by bound, the last one +Inf."""
+    total = buckets[-1][1]
+    if total <= 0:
+        return None
+    rank = q * total
+    lower_bound, lower_count = 0.0, 0.0
+    for bound, count in buckets:
+        if count >= rank:
+            if bound == float("inf"):
+                return lower_bound          # as histogram_quantile: the highest finite bound
+            return lower_bound + (bound - lower_bound) * (rank - lower_count) / max(count - lower_count, 1e-9)
+        lower_bound, lower_count = bound, count
+    return lower_bound
+
+
+def diff(before_path, after_path):
+    before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in json.load(open(before_path))}
+    result, routes, lag = {}, {}, 0.0
+    fanout = {"count": 0.0, "sum": 0.0}
+    for name, labels, value in json.load(open(after_path)):
+        delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
+        if name == "newsfeed_http_server_requests_seconds_bucket":
+            if labels.get("route") in SKIPPED_ROUTES:
+                continue
+            key = f'{labels.get("service")} {labels.get("method")} {labels.get("route")}'
+            le = float(labels["le"].replace("+Inf", "inf"))
+            routes.setdefault(key, {}).setdefault(le, 0.0)
+            routes[key][le] += delta                 # summed over status codes and instances
+        elif name == "newsfeed_fanout_delay_seconds_count":
+            fanout["count"] += delta
+        elif name == "newsfeed_fanout_delay_seconds_sum":
+            fanout["sum"] += delta
+        elif name == "newsfeed_kafka_consumer_lag_records":
+            lag += value
+    for key, by_bound in sorted(routes.items()):
+        buckets = sorted(by_bound.items())
+        n = buckets[-1][1]
+        if n <= 0:
+            continue
+        result[key] = {"n": int(n), **{f"p{int(q * 100)}": round(1000 * quantile(q, buckets), 2)
+                                       for q in (0.5, 0.95, 0.99)}}
+    if fanout["count"] > 0:
+        result["fanout_ms"] = round(1000 * fanout["sum"] / fanout["count"], 1)
+    result["lag"] = int(lag)
+    print(json.dumps(result, separators=(",", ":")))
+
+
+def main():
+    if len(sys.argv) >= 3 and sys.argv[1] == "snapshot":
+        snapshot(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) == 4 and sys.argv[1] == "diff":
+        diff(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
