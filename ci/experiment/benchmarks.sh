@@ -15,8 +15,9 @@
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
 #   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), SEARCH_RATES ("50 100 200"), STEP_DURATION (30s),
 #   TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"), PARTICIPANTS (1000),
-#   FRIENDS (10), WARMUP_RATE (600), WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/services.sh). Services already running in
-#   NEWSFEED_RUN are reused (warm JVMs) and left running; otherwise they are started here and stopped at the end.
+#   FRIENDS (10), WARMUP_RATE (600), WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as
+#   ci/services.sh). Services already running in NEWSFEED_RUN are reused (warm JVMs) and left running; otherwise
+#   they are started here and stopped at the end.
 # Output: OUT/results.tsv (one line per measurement), OUT/profiles/<service>.md, OUT/*/ k6 reports.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
