@@ -42,7 +42,6 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   public FanoutProcessor(FriendsClient friends, InboundRepository repository, MeterRegistry registry,
                          int concurrentEvents, int concurrentWrites, int batchRows) {
     this.friends = friends;
-    this.batchRows = batchRows;
     this.repository = repository;
     this.events = new AsyncLimiter(concurrentEvents);
     this.writes = new AsyncLimiter(concurrentWrites);
@@ -50,6 +49,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     this.fanoutOk = operation(registry, "success");
     this.fanoutError = operation(registry, "error");
     this.decoder = new EventDecoder(registry);
+    this.batchRows = batchRows;
   }
 
   private static Timer operation(MeterRegistry registry, String outcome) {

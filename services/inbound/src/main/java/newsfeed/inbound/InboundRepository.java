@@ -6,6 +6,7 @@ import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
 import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
+import com.datastax.oss.driver.api.core.cql.PreparedStatement;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -51,8 +52,8 @@ public final class InboundRepository {
   /** Writes the event into one friend's feed; idempotent, a redelivery overwrites the same row. */
   public Future<Void> insert(long friendId, OutboundPostedEvent event) {
     return StoreTimers.time(() -> insert.get()
-        .compose(ps -> client.execute(ps.bind(friendId, event.eventId(), event.participantId(),
-            event.subject(), event.story()).setIdempotent(true))), executeOk, executeError).mapEmpty();
+        .compose(ps -> client.execute(row(ps, friendId, event).setIdempotent(true))), executeOk, executeError)
+        .mapEmpty();
   }
 
   /**
@@ -68,10 +69,14 @@ public final class InboundRepository {
     return StoreTimers.time(() -> insert.get().compose(ps -> {
       BatchStatementBuilder batch = BatchStatement.builder(DefaultBatchType.UNLOGGED).setIdempotence(true);
       for (long friendId : friendIds) {
-        batch.addStatement(ps.bind(friendId, event.eventId(), event.participantId(), event.subject(), event.story()));
+        batch.addStatement(row(ps, friendId, event));
       }
       return client.execute(batch.build());
     }), batchOk, batchError).mapEmpty();
+  }
+
+  private static BoundStatement row(PreparedStatement insert, long friendId, OutboundPostedEvent event) {
+    return insert.bind(friendId, event.eventId(), event.participantId(), event.subject(), event.story());
   }
 
   /** Newest first; {@code before} (exclusive) continues after the last row of the previous page. */
