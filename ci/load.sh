@@ -6,7 +6,8 @@
 # Environment: NEWSFEED_RUN (default <repo>/.run), NEWSFEED_PORT_OFFSET (added to the service ports of
 # docs/contracts.md), BASE_URL (a gateway; otherwise one URL per service on 127.0.0.1), TESTID (default
 # <scenario>-<UTC time>), PROMETHEUS_URL (remote-write the k6 metrics to that Prometheus), K6 (the binary),
-# and every script setting of k6/README.md (PROFILE, RATE, DURATION, FOLLOWERS, ...), passed through.
+# GOGC (k6's garbage collector, default 400), and every script setting of k6/README.md (PROFILE, RATE, DURATION,
+# FOLLOWERS, ...), passed through.
 # Exit status: k6's (99 when a threshold failed, e.g. a failed check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,9 @@ export K6_WEB_DASHBOARD_PORT=${K6_WEB_DASHBOARD_PORT:--1}   # -1: no live server
 case $scenario in smoke | fanout) period=250ms ;; *) period=3s ;; esac
 export K6_WEB_DASHBOARD_PERIOD=${K6_WEB_DASHBOARD_PERIOD:-$period}
 export K6_NO_USAGE_REPORT=true
+# k6 is a Go program and at thousands of requests/s its garbage collector took a quarter of its CPU, on the cores
+# the measured services share: collect less often (memory is cheap here, CPU is not; GOGC overrides)
+export GOGC=${GOGC:-400}
 
 outputs=()
 if [ -n "${PROMETHEUS_URL:-}" ] && [ -z "${K6_PROMETHEUS_RW_SERVER_URL:-}" ]; then

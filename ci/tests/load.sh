@@ -4,6 +4,7 @@
 #                  started here, which must then hold k6 series tagged with the run's testid
 #   social         a short open-loop social run (PROFILE=ci, LOAD_TEST_DURATION, LOAD_TEST_RATE)
 #   fanout         one poster with LOAD_TEST_FOLLOWERS followers, every sampled feed must get the post
+#   experiment     the benchmark workload (posts, reads, searches) with CHECK_EVERY=3: deep and status-only checks
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
 # Each run passes only with k6 exit 0, every threshold ok in summary.json and the dashboard HTML written.
@@ -102,6 +103,26 @@ run social social 0 PROFILE=ci DURATION="${LOAD_TEST_DURATION:-30s}" RATE="${LOA
 
 run fanout fanout 0 FOLLOWERS="${LOAD_TEST_FOLLOWERS:-200}" SAMPLE=50 POSTS=2 FANOUT_TIMEOUT_S=60 \
   && pass fanout
+
+# the benchmark workload with sampled deep checks: every third iteration of each scenario checks the body and
+# the others the status only, so both kinds of check must have run and passed
+if run experiment experiment 0 RATE=30 DURATION=15s K6_WEB_DASHBOARD_PERIOD=1s PARTICIPANTS=40 FRIENDS=4 \
+    POST_SHARE=1 INBOUND_SHARE=1 SEARCH_SHARE=1 CHECK_EVERY=3; then
+  summary=$NEWSFEED_RUN/reports/load-test-experiment-$STAMP/summary.json
+  # every check of the run by name; per scenario the deep check ran on a third of the iterations (2 x deep ~ status)
+  if jq -e '[.. | objects | select(has("passes") and has("fails") and has("name"))] as $c
+      | def passes($n): ($c | map(select(.name == $n)) | if length == 1 then .[0].passes else 0 end);
+      ($c | map(select(.fails > 0)) | length) == 0
+      and ([["post outbound: 2xx", "post outbound: 2xx with the outbound shape"],
+            ["read inbound: 200", "read inbound: 200, a full page of the participant"],
+            ["search: 200", "search: 200 with participant links"]]
+           | map(passes(.[0]) as $status | passes(.[1]) as $deep
+                 | $deep > 0 and $status > 0 and (2 * $deep - $status | fabs) <= 3) | all)' "$summary" >/dev/null; then
+    pass experiment
+  else
+    fail experiment "the status-only and the deep checks of every scenario did not all run and pass ($summary)"
+  fi
+fi
 
 # nothing listens on port 1: participant creation fails, so checks and thresholds must fail the run
 run fails-on-error smoke 99 BASE_URL=http://127.0.0.1:1 SOCIAL_GRAPH_URL=http://127.0.0.1:1 \
