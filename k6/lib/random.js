@@ -2,6 +2,8 @@
 // SEED and its settings, and an iteration's data depends on its number, not on which VU happened to run it.
 import { WORDS } from './words.js';
 
+const WORD_TRIPLES = WORDS.length ** 3;
+
 // 32-bit FNV-1a of a string: turns (seed, stream name, number) into an independent generator seed.
 export function hash32(text) {
   let h = 0x811c9dc5;
@@ -43,10 +45,20 @@ export class Rng {
     return this.next() < p;
   }
 
+  // n words separated by spaces. One 32-bit draw gives three words (266^3 < 2^32; each triple is drawn 228 or 229
+  // times in 2^32, a bias below 0.5 %): a 40-word story took k6 0.1 ms of CPU with a draw per word, a fifth of
+  // its cost per post in a benchmark where k6 shares the cores with the system under test.
   words(n) {
-    const out = [];
-    for (let i = 0; i < n; i++) out.push(this.pick(WORDS));
-    return out.join(' ');
+    let out = '';
+    for (let i = 0; i < n; i += 3) {
+      let v = (this.next() * 4294967296) % WORD_TRIPLES;
+      for (let k = i; k < n && k < i + 3; k++) {
+        const w = WORDS[v % WORDS.length];
+        out = k === 0 ? w : `${out} ${w}`;
+        v = (v / WORDS.length) | 0;
+      }
+    }
+    return out;
   }
 
   // k distinct indexes of [0, n) except `skip`, by partial Fisher-Yates over a sparse map (O(k) memory)
