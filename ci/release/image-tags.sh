@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 service=${1:?usage: image-tags.sh SERVICE}
-[ -f "services/$service/Dockerfile" ] || { echo "no services/$service/Dockerfile" >&2; exit 1; }
+[ -f "services/$service/pom.xml" ] || { echo "no service $service (services/$service/pom.xml)" >&2; exit 1; }
 version=$(bash ci/release/app-version.sh)
 if [ "${GITHUB_REF_TYPE:-}" = tag ] && [ "${GITHUB_REF_NAME:-}" != "v$version" ]; then
   echo "git tag ${GITHUB_REF_NAME} does not match the chart appVersion $version (expected v$version)" >&2

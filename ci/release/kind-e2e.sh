@@ -26,7 +26,7 @@ step_images() {  # the images under the names and tag the chart uses by default
   local svc
   for svc in "${SERVICES[@]}"; do
     log "building $IMAGE_PREFIX$svc:$VERSION"
-    docker build -f "services/$svc/Dockerfile" --build-arg "VERSION=$VERSION" \
+    docker build -f services/Dockerfile --build-arg "SERVICE=$svc" --build-arg "VERSION=$VERSION" \
       --build-arg "REVISION=$(git rev-parse HEAD)" -t "$IMAGE_PREFIX$svc:$VERSION" services
   done
 }

@@ -4,11 +4,12 @@
 #   - every workflow passes actionlint with shellcheck on, and again with its actions at their major version so
 #     actionlint also checks their inputs; actions are pinned by exact version tag; workflows and the scripts
 #     they run name only files that exist
-#   - every service Dockerfile passes hadolint and BuildKit's parser with the image policy (pinned bases,
+#   - the services' Dockerfile passes hadolint and BuildKit's parser with the image policy (pinned bases,
 #     numeric non-root USER, exec-form ENTRYPOINT with container JVM flags the JVM accepts, EXPOSE 8080, OCI
-#     labels), and its build stages, rehearsed on this machine, produce the jar the image copies
+#     labels), and its build stages, rehearsed on this machine for each service, produce the jar the image copies;
+#     without SERVICE the build stage fails
 #   - the linters reject a known-bad Dockerfile (so a pass means something)
-#   - one version everywhere: chart appVersions, Dockerfiles' ARG VERSION, the Maven version, the tags CI pushes
+#   - one version everywhere: chart appVersions, the Dockerfile's ARG VERSION, the Maven version, the tags CI pushes
 #   - the dev profile, rendered with the e2e's image overrides, has what the kind e2e drives: the k6 smoke
 #     CronJob, helm test hooks, the recording rules, ServiceMonitors keeping the `service` label, the images
 #   - ci/release/assert-recorded.sh passes on a real Prometheus running the chart's rules over API traffic, and
@@ -101,11 +102,12 @@ jvm_flags() {
   for a in "${args[@]:1}"; do [ "$a" = -jar ] && break; flags+=("$a"); done
   java "${flags[@]}" -version
 }
-# rehearse FILE: the build stages on this machine (Maven, ~/.m2), then the jar the final stage copies must exist
+# rehearse FILE [NAME=VALUE...]: the build stages on this machine (Maven, ~/.m2) with those build arguments, then
+# the jar the final stage copies must exist
 rehearse() {
-  local root=$TMP/rehearse
+  local root=$TMP/rehearse file=$1; shift
   rm -rf "$root"; mkdir -p "$root"
-  "$DFCHECK" rehearse services "$1" "$root"
+  "$DFCHECK" rehearse services "$file" "$root" "$@"
   local rc=$?
   rm -rf "$root"
   return $rc
@@ -120,22 +122,37 @@ bad_dockerfile_rejected() {
   if grep -q '^ok - ' "$TMP/bad.out"; then echo "dockerfile-check passed some checks of the bad file:"; cat "$TMP/bad.out"; return 1; fi
 }
 
+# the build stage refuses to start without SERVICE (its first RUN), before any Maven work
+no_service_refused() {
+  local out
+  if out=$(rehearse "$DOCKERFILE" 2>&1); then echo "rehearsed without SERVICE"; return 1; fi
+  grep -q '^build with --build-arg SERVICE=' <<< "$out" || { echo "no hint at --build-arg SERVICE:"; echo "$out"; return 1; }
+  if grep -q 'RUN mvn' <<< "$out"; then echo "Maven ran without SERVICE"; return 1; fi
+}
+
 check "hadolint and dockerfile-check reject ci/release/testdata/bad.Dockerfile" bad_dockerfile_rejected
-for svc in "${SERVICES[@]}"; do
-  f=services/$svc/Dockerfile
-  if [ ! -f "$f" ]; then fail "$f exists"; continue; fi
-  check "hadolint $f" "$HADOLINT" --no-color "$f"
+DOCKERFILE=services/Dockerfile
+if [ -f "$DOCKERFILE" ]; then
+  check "hadolint $DOCKERFILE" "$HADOLINT" --no-color "$DOCKERFILE"
   # one counted test per policy check of dockerfile-check
   while IFS= read -r line; do
     case "$line" in
       "ok - "*) ok "${line#ok - }" ;;
       "FAIL - "*) fail "${line#FAIL - }" ;;
     esac
-  done < <("$DFCHECK" lint "$f" || true)
-  check "$f: the JVM accepts the ENTRYPOINT flags" jvm_flags "$f"
-  log "rehearsing the build stages of $f (Maven)"
-  check "$f: build stages rehearsed, they produce the jar the image copies" rehearse "$f"
-done
+  done < <("$DFCHECK" lint "$DOCKERFILE" || true)
+  check "$DOCKERFILE: the JVM accepts the ENTRYPOINT flags" jvm_flags "$DOCKERFILE"
+  check "$DOCKERFILE: without SERVICE the build stops with a hint" no_service_refused
+  for svc in "${SERVICES[@]}"; do
+    log "rehearsing the build stages of $DOCKERFILE for $svc (Maven)"
+    check "$DOCKERFILE SERVICE=$svc: build stages rehearsed, they produce the jar the image copies" \
+      rehearse "$DOCKERFILE" "SERVICE=$svc"
+  done
+else
+  fail "$DOCKERFILE exists"
+fi
+stray=$(find services -name Dockerfile ! -path services/Dockerfile)
+if [ -z "$stray" ]; then ok "one Dockerfile for every service"; else fail "one Dockerfile for every service (also: $stray)"; fi
 
 # ---------------------------------------------------------------- one version
 version=$(bash ci/release/app-version.sh 2>/dev/null || true)
@@ -147,9 +164,7 @@ same() {  # same WHAT VALUE: VALUE is the chart's appVersion
 }
 same "charts/newsfeed-service/Chart.yaml appVersion" "$(bash ci/release/app-version.sh charts/newsfeed-service/Chart.yaml 2>/dev/null || true)"
 same "services/pom.xml version" "$(sed -n '0,/<version>/s/.*<version>\([^<]*\)<\/version>.*/\1/p' services/pom.xml)"
-for svc in "${SERVICES[@]}"; do
-  [ -f "services/$svc/Dockerfile" ] && same "services/$svc/Dockerfile ARG VERSION" "$("$DFCHECK" arg VERSION "services/$svc/Dockerfile" 2>/dev/null || true)"
-done
+same "services/Dockerfile ARG VERSION" "$("$DFCHECK" arg VERSION services/Dockerfile 2>/dev/null || true)"
 
 # the tags images.yml pushes: appVersion and sha-<7>; a git tag other than v<appVersion> publishes nothing
 image_tags() {
@@ -195,7 +210,7 @@ PY
 # what the kind e2e drives, and the images the chart runs
 rendered_has() {
   local uid
-  uid=$(sed -nE 's/^USER[[:space:]]+([0-9]+).*/\1/p' services/*/Dockerfile | sort -u | tr '\n' ' ')
+  uid=$(sed -nE 's/^USER[[:space:]]+([0-9]+).*/\1/p' services/Dockerfile | sort -u | tr '\n' ' ')
   "$RELEASE_BIN/python" - "$TMP/rendered.yaml" "$version" "$uid" "${SERVICES[@]}" <<'PY'
 import sys, yaml
 path, version, uids, services = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
@@ -217,10 +232,10 @@ for d in docs:
     spec = d.get("spec", {}).get("template", {}).get("spec", {}) if d.get("kind") == "Deployment" else {}
     for c in spec.get("containers", []):
         images[c.get("image", "")] = c.get("imagePullPolicy")
-        # the uid the chart runs the images with is the one the Dockerfiles create (one uid for all of them)
+        # the uid the chart runs the images with is the one the Dockerfile creates
         run_as = (c.get("securityContext") or {}).get("runAsUser", (spec.get("securityContext") or {}).get("runAsUser"))
         if "ghcr.io/newsfeed-benchmark/" in c.get("image", "") and run_as is not None and [str(run_as)] != uids:
-            problems.append(f"{c.get('image')}: runAsUser {run_as}, the Dockerfiles' USER is {' '.join(uids)}")
+            problems.append(f"{c.get('image')}: runAsUser {run_as}, the Dockerfile's USER is {' '.join(uids)}")
 for s in services:
     want = f"ghcr.io/newsfeed-benchmark/newsfeed-{s}:{version}"
     if want not in images:

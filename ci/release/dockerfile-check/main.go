@@ -4,11 +4,13 @@
 //	dockerfile-check lint FILE...              one `ok - ` / `FAIL - ` line per check and file; exit 1 on a FAIL
 //	dockerfile-check arg NAME FILE             the default value of ARG NAME (global or in any stage)
 //	dockerfile-check entrypoint FILE           the final stage's exec-form ENTRYPOINT, one argument a line
-//	dockerfile-check rehearse CONTEXT FILE DIR runs every stage but the last one on the host, with DIR standing
+//	dockerfile-check rehearse CONTEXT FILE DIR [NAME=VALUE...]
+//	                                           runs every stage but the last one on the host, with DIR standing
 //	                                           for the image's filesystem root: WORKDIR, ARG, ENV, COPY (from
 //	                                           CONTEXT, honouring its .dockerignore) and RUN; then checks that
 //	                                           every `COPY --from=<stage>` source of the last stage was produced.
 //	                                           The last stage's RUNs are never run here (they set up the image).
+//	                                           NAME=VALUE are build arguments (`docker build --build-arg`).
 package main
 
 import (
@@ -262,22 +264,38 @@ func lint(files []string) int {
 // rehearsal runs build stages on the host; root stands for "/" of every stage (they share one tree, which is
 // what a multi-stage build looks like from the COPY --from side).
 type rehearsal struct {
-	context string
-	root    string
-	ignore  *patternmatcher.PatternMatcher
+	context   string
+	root      string
+	ignore    *patternmatcher.PatternMatcher
+	buildArgs map[string]string
+}
+
+// declare applies an ARG instruction to a stage's environment: a build argument wins over the default, and an
+// ARG without either keeps the value it inherited (a global ARG) or is empty.
+func (r *rehearsal) declare(a *instructions.ArgCommand, env map[string]string) {
+	for _, kv := range a.Args {
+		if v, ok := r.buildArgs[kv.Key]; ok {
+			env[kv.Key] = v
+		} else if kv.Value != nil {
+			env[kv.Key] = expand(*kv.Value, env)
+		} else if _, ok := env[kv.Key]; !ok {
+			env[kv.Key] = ""
+		}
+	}
 }
 
 func (r *rehearsal) hostPath(p string) string {
 	return filepath.Join(r.root, filepath.FromSlash(path.Clean("/"+p)))
 }
 
-func (r *rehearsal) copyFromContext(c *instructions.CopyCommand, workdir string) error {
-	dest := c.DestPath
+func (r *rehearsal) copyFromContext(c *instructions.CopyCommand, workdir string, env map[string]string) error {
+	dest := expand(c.DestPath, env)
+	toDir := strings.HasSuffix(dest, "/") || len(c.SourcePaths) > 1
 	if !path.IsAbs(dest) {
 		dest = path.Join(workdir, dest)
 	}
-	toDir := strings.HasSuffix(c.DestPath, "/") || len(c.SourcePaths) > 1
 	for _, src := range c.SourcePaths {
+		src = expand(src, env)
 		matches, err := filepath.Glob(filepath.Join(r.context, filepath.FromSlash(src)))
 		if err != nil {
 			return err
@@ -354,13 +372,7 @@ func (r *rehearsal) runStage(s instructions.Stage, env map[string]string) error 
 	for _, c := range s.Commands {
 		switch c := c.(type) {
 		case *instructions.ArgCommand:
-			for _, kv := range c.Args {
-				if kv.Value != nil {
-					env[kv.Key] = expand(*kv.Value, env)
-				} else if _, ok := env[kv.Key]; !ok {
-					env[kv.Key] = ""
-				}
-			}
+			r.declare(c, env)
 		case *instructions.EnvCommand:
 			for _, kv := range c.Env {
 				env[kv.Key] = expand(kv.Value, env)
@@ -379,7 +391,7 @@ func (r *rehearsal) runStage(s instructions.Stage, env map[string]string) error 
 				return fmt.Errorf("line %d: COPY --from in a build stage is not rehearsed", c.Location()[0].Start.Line)
 			}
 			fmt.Fprintf(os.Stderr, "[rehearse %s] %s\n", s.Name, c.String())
-			if err := r.copyFromContext(c, workdir); err != nil {
+			if err := r.copyFromContext(c, workdir, env); err != nil {
 				return err
 			}
 		case *instructions.RunCommand:
@@ -411,12 +423,12 @@ func (r *rehearsal) runStage(s instructions.Stage, env map[string]string) error 
 	return nil
 }
 
-func rehearse(contextDir, file, root string) error {
+func rehearse(contextDir, file, root string, buildArgs map[string]string) error {
 	d, err := load(file)
 	if err != nil {
 		return err
 	}
-	r := &rehearsal{context: contextDir, root: root}
+	r := &rehearsal{context: contextDir, root: root, buildArgs: buildArgs}
 	var patterns []string
 	if f, err := os.Open(filepath.Join(contextDir, ".dockerignore")); err == nil {
 		patterns, err = ignorefile.ReadAll(f)
@@ -429,12 +441,16 @@ func rehearse(contextDir, file, root string) error {
 		return err
 	}
 	for _, s := range d.Stages[:len(d.Stages)-1] {
-		if err := r.runStage(s, d.metaEnv()); err != nil {
+		if err := r.runStage(s, r.globalEnv(d)); err != nil {
 			return fmt.Errorf("stage %s: %w", s.Name, err)
 		}
 	}
 	last := final(d)
+	env := r.globalEnv(d)
 	for _, c := range last.Commands {
+		if a, ok := c.(*instructions.ArgCommand); ok {
+			r.declare(a, env)
+		}
 		c, ok := c.(*instructions.CopyCommand)
 		if !ok || c.From == "" {
 			continue
@@ -443,6 +459,7 @@ func rehearse(contextDir, file, root string) error {
 			return fmt.Errorf("COPY --from=%s: not a stage of this file", c.From)
 		}
 		for _, src := range c.SourcePaths {
+			src = expand(src, env)
 			if _, err := os.Stat(r.hostPath(src)); err != nil {
 				return fmt.Errorf("COPY --from=%s %s: not produced by the build stage", c.From, src)
 			}
@@ -452,8 +469,19 @@ func rehearse(contextDir, file, root string) error {
 	return nil
 }
 
+// globalEnv is what a stage inherits: the global ARGs, with the build arguments given for them.
+func (r *rehearsal) globalEnv(d *Dockerfile) map[string]string {
+	env := d.metaEnv()
+	for k := range env {
+		if v, ok := r.buildArgs[k]; ok {
+			env[k] = v
+		}
+	}
+	return env
+}
+
 func main() {
-	usage := "usage: dockerfile-check lint FILE... | arg NAME FILE | entrypoint FILE | rehearse CONTEXT FILE DIR"
+	usage := "usage: dockerfile-check lint FILE... | arg NAME FILE | entrypoint FILE | rehearse CONTEXT FILE DIR [NAME=VALUE...]"
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, usage)
 		os.Exit(2)
@@ -487,8 +515,17 @@ func main() {
 		for _, a := range e.CmdLine {
 			fmt.Println(a)
 		}
-	case os.Args[1] == "rehearse" && len(args) == 3:
-		if err := rehearse(args[0], args[1], args[2]); err != nil {
+	case os.Args[1] == "rehearse" && len(args) >= 3:
+		buildArgs := map[string]string{}
+		for _, a := range args[3:] {
+			k, v, ok := strings.Cut(a, "=")
+			if !ok || k == "" {
+				fmt.Fprintln(os.Stderr, usage)
+				os.Exit(2)
+			}
+			buildArgs[k] = v
+		}
+		if err := rehearse(args[0], args[1], args[2], buildArgs); err != nil {
 			fmt.Fprintln(os.Stderr, "rehearse:", err)
 			os.Exit(1)
 		}
