@@ -2,6 +2,7 @@ package newsfeed.inbound;
 
 import newsfeed.common.Env;
 import newsfeed.common.cassandra.CassandraConfig;
+import newsfeed.common.kafka.ConsumerTuning;
 
 import java.time.Duration;
 import java.util.Map;
@@ -10,7 +11,7 @@ import java.util.Map;
 public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrace,
                             CassandraConfig cassandra,
                             String kafkaBootstrapServers, String kafkaTopic, String kafkaGroupId,
-                            String socialGraphUrl, int fanoutConcurrentEvents, int fanoutConcurrentWrites,
+                            ConsumerTuning kafkaConsumer, String socialGraphUrl, int fanoutConcurrentEvents, int fanoutConcurrentWrites,
                             int fanoutBatchRows) {
 
   public static InboundConfig fromEnv(Map<String, String> env) {
@@ -23,6 +24,7 @@ public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrac
         e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
         e.string("KAFKA_TOPIC", "outbound-posted"),
         e.string("KAFKA_GROUP_ID", "newsfeed-inbound"),
+        ConsumerTuning.fromEnv(e),
         e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),
         e.integer("INBOUND_FANOUT_EVENTS", 16, 1, 1024),
         e.integer("INBOUND_FANOUT_WRITES", 256, 1, 4096),

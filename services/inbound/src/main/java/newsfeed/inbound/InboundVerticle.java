@@ -46,7 +46,7 @@ public final class InboundVerticle extends VerticleBase {
         config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites(), config.fanoutBatchRows());
 
     consumer = new EventConsumer(vertx, registry, "inbound", config.kafkaBootstrapServers(), config.kafkaTopic(),
-        config.kafkaGroupId(), 100, fanout);
+        config.kafkaGroupId(), 100, config.kafkaConsumer(), fanout);
 
     InboundHandler inbound = new InboundHandler(repository, new ParticipantClient(web, config.socialGraphUrl()),
         registry);

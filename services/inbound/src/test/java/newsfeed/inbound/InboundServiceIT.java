@@ -10,7 +10,9 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
+import newsfeed.common.Env;
 import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.kafka.ConsumerTuning;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -63,7 +65,8 @@ class InboundServiceIT {
     InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
         InboundRepositoryIT.cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
         StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
-        socialGraphUrl, 16, 256, 10);
+        // the default fetches (the broker holds them up to 20 ms to fill 16 KiB): every feed must still be reached
+        ConsumerTuning.fromEnv(new Env(Map.of())), socialGraphUrl, 16, 256, 10);
     return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }
 

@@ -1,13 +1,15 @@
 package newsfeed.search;
 
 import newsfeed.common.Env;
+import newsfeed.common.kafka.ConsumerTuning;
 
 import java.time.Duration;
 import java.util.Map;
 
 /** Everything search reads from its environment (docs/contracts.md), parsed once at start. */
 public record SearchConfig(String httpHost, int httpPort, Duration shutdownGrace, String kafkaBootstrapServers,
-                           String kafkaTopic, String kafkaGroupId, String solrUrl, String solrCollection) {
+                           String kafkaTopic, String kafkaGroupId, ConsumerTuning kafkaConsumer, String solrUrl,
+                           String solrCollection) {
 
   public static SearchConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -18,6 +20,7 @@ public record SearchConfig(String httpHost, int httpPort, Duration shutdownGrace
         e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
         e.string("KAFKA_TOPIC", "outbound-posted"),
         e.string("KAFKA_GROUP_ID", "newsfeed-search"),
+        ConsumerTuning.fromEnv(e),
         e.string("SOLR_URL", "http://localhost:8983/solr"),
         e.string("SOLR_COLLECTION", "outbound"));
   }

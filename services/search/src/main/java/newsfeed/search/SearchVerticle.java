@@ -36,7 +36,7 @@ public final class SearchVerticle extends VerticleBase {
     SolrIndex index = new SolrIndex(web, config.solrUrl(), config.solrCollection(), registry);
 
     consumer = new EventConsumer(vertx, registry, "search", config.kafkaBootstrapServers(), config.kafkaTopic(),
-        config.kafkaGroupId(), 500, new IndexProcessor(index, registry));
+        config.kafkaGroupId(), 500, config.kafkaConsumer(), new IndexProcessor(index, registry));
 
     Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("solr", index::ping)));
     router.get("/outbound").handler(new SearchHandler(index, registry)::get);

@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.kafka.ConsumerTuning;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -49,7 +50,7 @@ class SearchServiceIT {
     group = "it-search-" + UUID.randomUUID();
     port = freePort();
     SearchConfig config = new SearchConfig("127.0.0.1", port, Duration.ofSeconds(5),
-        StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group, StackEnv.get("SOLR_URL"),
+        StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group, ConsumerTuning.kafkaDefaults(), StackEnv.get("SOLR_URL"),
         StackEnv.get("SOLR_COLLECTION"));
     vertx = Vertx.vertx();
     PrometheusMeterRegistry registry = ServiceMetrics.create("search");

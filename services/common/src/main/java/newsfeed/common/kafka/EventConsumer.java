@@ -24,17 +24,18 @@ public final class EventConsumer {
 
   /** {@code maxPollRecords}: one batch = what the processor handles at once before the commit. */
   public EventConsumer(Vertx vertx, MeterRegistry registry, String service, String bootstrapServers, String topic,
-                       String group, int maxPollRecords, KafkaBatchConsumer.BatchProcessor processor) {
+                       String group, int maxPollRecords, ConsumerTuning tuning,
+                       KafkaBatchConsumer.BatchProcessor processor) {
     ConsumerMetrics metrics = new ConsumerMetrics(registry, group);
     this.consumer = new KafkaBatchConsumer(vertx,
-        KafkaConsumer.create(vertx, consumerConfig(service, bootstrapServers, group, maxPollRecords)),
+        KafkaConsumer.create(vertx, consumerConfig(service, bootstrapServers, group, maxPollRecords, tuning)),
         topic, processor, metrics);
     this.monitor = new KafkaGroupMonitor(vertx, KafkaAdminClient.create(vertx, adminConfig(bootstrapServers)),
         group, metrics, consumer::assignment);
   }
 
   static Map<String, String> consumerConfig(String service, String bootstrapServers, String group,
-                                            int maxPollRecords) {
+                                            int maxPollRecords, ConsumerTuning tuning) {
     Map<String, String> c = new HashMap<>();
     c.put("bootstrap.servers", bootstrapServers);
     c.put("group.id", group);
@@ -44,6 +45,7 @@ public final class EventConsumer {
     c.put("auto.offset.reset", "earliest");        // a new group must not skip posts made before it started
     c.put("max.poll.records", Integer.toString(maxPollRecords));
     c.put("client.id", "newsfeed-" + service + "-" + ProcessHandle.current().pid());
+    tuning.applyTo(c);
     return c;
   }
 
