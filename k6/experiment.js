@@ -77,13 +77,12 @@ export function setup() {
   }
   const posted = sendAll(posts, BATCH).filter(created).length;
   // the fan-out is asynchronous: wait until a sample of feeds holds what their friends posted
-  const want = FULL_PAGE;
   const sample = Rng.of(SEED, 'sample').sample(ids.length, Math.min(20, ids.length)).map((i) => ids[i]);
   const deadline = Date.now() + int('PREFILL_TIMEOUT_S', 120) * 1000;
   let full = 0;
   while (Date.now() < deadline) {
     full = sendAll(sample.map((id) => req.getInbound(id, { limit: FEED_LIMIT }, setupTags)), BATCH)
-      .filter((r) => r.status === 200 && (json(r) || []).length >= want).length;
+      .filter((r) => r.status === 200 && (json(r) || []).length >= FULL_PAGE).length;
     if (full === sample.length) break;
     sleep(0.5);
   }
