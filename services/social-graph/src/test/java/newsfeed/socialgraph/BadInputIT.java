@@ -1,12 +1,10 @@
 package newsfeed.socialgraph;
 
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Base64;
 import java.util.Map;
@@ -21,26 +19,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
  */
 class BadInputIT {
   private static final int MAX_BODY = 4096;
-  private static Vertx vertx;
-  private static RunningService service;
-  private static Stores stores;
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    service = RunningService.deploy(vertx, Map.of("HTTP_MAX_BODY_BYTES", Integer.toString(MAX_BODY)));
-    stores = new Stores(vertx);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stores != null) {
-      stores.close();
-    }
-    if (vertx != null) {
-      vertx.close().await();
-    }
-  }
+  @RegisterExtension
+  static final ServiceOnStack stack = new ServiceOnStack(Map.of("HTTP_MAX_BODY_BYTES", Integer.toString(MAX_BODY)));
 
   @Test
   void badParticipantBodiesAre400AndStoreNothing() {
@@ -53,15 +33,15 @@ class BadInputIT {
         "{\"name\": \"" + m + "x".repeat(200) + "\"}", "{\"name\": \"" + m + "\\u0000\"}",
         "{\"name\": \"" + m + "\\ud800\"}", "{\"name\": \"" + m + "\"} trailing", "{'name': '" + m + "'}"};
     for (String body : bodies) {
-      expect400(service.post("/participant", body), "POST /participant " + body);
+      expect400(stack.service().post("/participant", body), "POST /participant " + body);
     }
-    assertEquals(0, stores.count("SELECT count(*) FROM participant WHERE strpos(name, $1) > 0", m));
+    assertEquals(0, stack.stores().count("SELECT count(*) FROM participant WHERE strpos(name, $1) > 0", m));
   }
 
   @Test
   void badFriendRequestsAre400AndStoreNothing() {
-    long a = service.createParticipant("bad-input a " + UUID.randomUUID());
-    long b = service.createParticipant("bad-input b " + UUID.randomUUID());
+    long a = stack.service().createParticipant("bad-input a " + UUID.randomUUID());
+    long b = stack.service().createParticipant("bad-input b " + UUID.randomUUID());
     String path = "/participant/" + a + "/friends";
     String[] bodies = {
         "", "garbage", "[]", "{}", "{\"from\": \"/participant/" + a + "\"}", "{\"to\": null}",
@@ -73,20 +53,20 @@ class BadInputIT {
         "{\"from\": 1.5, \"to\": \"/participant/" + b + "\"}",
         "{\"to\": \"/participant/" + a + "\"}", "{\"from\": \"/participant/" + a + "\", \"to\": " + a + "}"};
     for (String body : bodies) {
-      expect400(service.post(path, body), "POST " + path + " " + body);
+      expect400(stack.service().post(path, body), "POST " + path + " " + body);
     }
     String valid = new JsonObject().put("to", "/participant/" + b).encode();
     for (String badId : new String[] {"abc", "0", "-" + a, "99999999999999999999", a + ".0", "1e3", "%20" + a,
         a + "%00"}) {
-      expect400(service.post("/participant/" + badId + "/friends", valid), "POST friends of " + badId);
+      expect400(stack.service().post("/participant/" + badId + "/friends", valid), "POST friends of " + badId);
     }
-    assertEquals(0, stores.count("SELECT count(*) FROM friendship WHERE from_id IN ($1, $2) OR to_id IN ($1, $2)",
-        a, b));
+    assertEquals(0, stack.stores().count(
+        "SELECT count(*) FROM friendship WHERE from_id IN ($1, $2) OR to_id IN ($1, $2)", a, b));
   }
 
   @Test
   void badIdsLimitsAndCursorsAre400() {
-    long a = service.createParticipant("bad-input reader " + UUID.randomUUID());
+    long a = stack.service().createParticipant("bad-input reader " + UUID.randomUUID());
     String badCursor = Base64.getUrlEncoder().withoutPadding().encodeToString("f:-1".getBytes());
     for (String uri : new String[] {"/participant/abc", "/participant/0", "/participant/-5",
         "/participant/99999999999999999999", "/participant/1e3", "/participant/%20", "/participant/1%27%20OR%201=1",
@@ -94,46 +74,46 @@ class BadInputIT {
         "/participant/" + a + "/friends?limit=0", "/participant/" + a + "/friends?limit=10001",
         "/participant/" + a + "/friends?limit=ten", "/participant/" + a + "/friends?limit=-1",
         "/participant/" + a + "/friends?cursor=zzz", "/participant/" + a + "/friends?cursor=" + badCursor}) {
-      expect400(service.get(uri), "GET " + uri);
+      expect400(stack.service().get(uri), "GET " + uri);
     }
   }
 
   @Test
   void tooLargeBodiesAre413AndStoreNothing() {
     String m = "marker-" + UUID.randomUUID();
-    long a = service.createParticipant("big-body " + UUID.randomUUID());
+    long a = stack.service().createParticipant("big-body " + UUID.randomUUID());
     String big = new JsonObject().put("name", m).put("pad", "x".repeat(MAX_BODY)).encode();
     for (String uri : new String[] {"/participant", "/participant/" + a + "/friends"}) {
-      HttpResponse<Buffer> resp = service.post(uri, big);
+      HttpResponse<Buffer> resp = stack.service().post(uri, big);
       assertEquals(413, resp.statusCode(), resp.bodyAsString());
       assertEquals("application/json", resp.getHeader("Content-Type"));
       assertEquals("body_too_large", resp.bodyAsJsonObject().getString("error"));
     }
-    assertEquals(0, stores.count("SELECT count(*) FROM participant WHERE strpos(name, $1) > 0", m));
-    assertEquals(0, stores.count("SELECT count(*) FROM friendship WHERE from_id = $1", a));
+    assertEquals(0, stack.stores().count("SELECT count(*) FROM participant WHERE strpos(name, $1) > 0", m));
+    assertEquals(0, stack.stores().count("SELECT count(*) FROM friendship WHERE from_id = $1", a));
     // just under the limit is fine (and the unknown field is ignored)
     String fits = new JsonObject().put("name", m).put("pad", "x".repeat(MAX_BODY - 200)).encode();
-    assertEquals(201, service.post("/participant", fits).statusCode());
+    assertEquals(201, stack.service().post("/participant", fits).statusCode());
   }
 
   @Test
   void bodiesThatAreNotUtf8Are400AndStoreNothing() {
     String m = "marker-" + UUID.randomUUID();
-    long a = service.createParticipant("utf8 " + UUID.randomUUID());
-    long b = service.createParticipant("utf8 " + UUID.randomUUID());
+    long a = stack.service().createParticipant("utf8 " + UUID.randomUUID());
+    long b = stack.service().createParticipant("utf8 " + UUID.randomUUID());
     Buffer name = Buffer.buffer("{\"name\":\"" + m)
         .appendBytes(new byte[] {(byte) 0xff, (byte) 0xfe}).appendString("\"}");
-    expect400(service.post("/participant", name), "name with invalid UTF-8");
-    assertEquals(0, stores.count("SELECT count(*) FROM participant WHERE strpos(name, $1) > 0", m));
+    expect400(stack.service().post("/participant", name), "name with invalid UTF-8");
+    assertEquals(0, stack.stores().count("SELECT count(*) FROM participant WHERE strpos(name, $1) > 0", m));
     Buffer to = Buffer.buffer("{\"to\":\"/participant/" + b + "\",\"x\":\"")
         .appendByte((byte) 0xc3).appendString("\"}");
-    expect400(service.post("/participant/" + a + "/friends", to), "friend body with invalid UTF-8");
-    assertEquals(0, stores.count("SELECT count(*) FROM friendship WHERE from_id = $1", a));
+    expect400(stack.service().post("/participant/" + a + "/friends", to), "friend body with invalid UTF-8");
+    assertEquals(0, stack.stores().count("SELECT count(*) FROM friendship WHERE from_id = $1", a));
   }
 
   @Test
   void requestsTheHttpDecoderRejectsAnswerInJsonToo() {
-    HttpResponse<Buffer> longUrl = service.get("/participant/1/" + "x".repeat(10_000));
+    HttpResponse<Buffer> longUrl = stack.service().get("/participant/1/" + "x".repeat(10_000));
     assertEquals(414, longUrl.statusCode());
     assertEquals("application/json", longUrl.getHeader("Content-Type"));
     assertEquals("uri_too_long", longUrl.bodyAsJsonObject().getString("error"));
@@ -142,10 +122,10 @@ class BadInputIT {
 
   @Test
   void unknownRoutesAndMethodsAnswerInJson() {
-    HttpResponse<Buffer> notFound = service.get("/participants");
+    HttpResponse<Buffer> notFound = stack.service().get("/participants");
     assertEquals(404, notFound.statusCode());
     assertEquals("not_found", notFound.bodyAsJsonObject().getString("error"));
-    HttpResponse<Buffer> notAllowed = service.post("/participant/1", "{}");
+    HttpResponse<Buffer> notAllowed = stack.service().post("/participant/1", "{}");
     assertEquals(405, notAllowed.statusCode());
     assertEquals("method_not_allowed", notAllowed.bodyAsJsonObject().getString("error"));
   }

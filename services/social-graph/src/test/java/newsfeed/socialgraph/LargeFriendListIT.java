@@ -1,13 +1,11 @@
 package newsfeed.socialgraph;
 
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -29,56 +27,40 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LargeFriendListIT {
   private static final int FRIENDS = GraphCache.MAX_CACHED_FRIENDS + 1;
-  private static Vertx vertx;
-  private static RunningService service;
-  private static Stores stores;
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    service = RunningService.deploy(vertx);
-    stores = new Stores(vertx);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stores != null) {
-      stores.close();
-    }
-    if (vertx != null) {
-      vertx.close().await();
-    }
-  }
+  @RegisterExtension
+  static final ServiceOnStack stack = new ServiceOnStack();
 
   @Test
   void moreFriendsThanTheCacheHoldsArePagedCompletely() throws Exception {
     String tag = "fan-" + UUID.randomUUID() + "-";
-    long star = service.createParticipant(tag + "star");
-    stores.rows("INSERT INTO participant (name) SELECT $1 || g FROM generate_series(1, $2::int) g", tag, FRIENDS);
-    stores.rows("""
+    long star = stack.service().createParticipant(tag + "star");
+    stack.stores().rows("INSERT INTO participant (name) SELECT $1 || g FROM generate_series(1, $2::int) g",
+        tag, FRIENDS);
+    stack.stores().rows("""
         INSERT INTO friendship (from_id, to_id)
         SELECT $1, id FROM participant WHERE name LIKE $2 || '%' AND id <> $1
         UNION ALL
         SELECT id, $1 FROM participant WHERE name LIKE $2 || '%' AND id <> $1""", star, tag);
-    assertEquals(FRIENDS, stores.count("SELECT count(*) FROM friendship WHERE from_id = $1", star));
+    assertEquals(FRIENDS, stack.stores().count("SELECT count(*) FROM friendship WHERE from_id = $1", star));
 
-    HttpResponse<Buffer> first = service.get("/participant/" + star + "/friends");
+    HttpResponse<Buffer> first = stack.service().get("/participant/" + star + "/friends");
     assertEquals(200, first.statusCode(), first.bodyAsString());
     assertEquals(FriendsHandler.MAX_LIMIT, first.bodyAsJsonArray().size());
     String cursor = first.getHeader("X-Next-Cursor");
     assertNotNull(cursor);
-    HttpResponse<Buffer> rest = service.get("/participant/" + star + "/friends?cursor=" + cursor);
+    HttpResponse<Buffer> rest = stack.service().get("/participant/" + star + "/friends?cursor=" + cursor);
     assertEquals(1, rest.bodyAsJsonArray().size());
     assertNull(rest.getHeader("X-Next-Cursor"));
-    assertTrue(stores.redisGetEventually(GraphCache.friendsKey(star)).endsWith("|" + GraphCache.BIG));
+    assertTrue(stack.stores().redisGetEventually(GraphCache.friendsKey(star)).endsWith("|" + GraphCache.BIG));
 
     Set<Long> expected = new HashSet<>();
-    stores.rows("SELECT to_id FROM friendship WHERE from_id = $1", star).forEach(r -> expected.add(r.getLong(0)));
+    stack.stores().rows("SELECT to_id FROM friendship WHERE from_id = $1", star)
+        .forEach(r -> expected.add(r.getLong(0)));
     assertEquals(expected, new HashSet<>(readLikeInbound(star)), "paged from PostgreSQL behind the marker");
 
     // a new friend invalidates the marker too; the miss path pages the same way
-    long late = service.createParticipant(tag + "late");
-    assertEquals(201, service.befriend(late, star).statusCode());
+    long late = stack.service().createParticipant(tag + "late");
+    assertEquals(201, stack.service().befriend(late, star).statusCode());
     expected.add(late);
     List<Long> all = readLikeInbound(star);
     assertEquals(expected.size(), all.size(), "no friend twice");
@@ -91,7 +73,7 @@ class LargeFriendListIT {
     List<Long> ids = new ArrayList<>();
     String cursor = null;
     do {
-      HttpResponse<Buffer> page = service.get("/participant/" + id + "/friends?limit=1000"
+      HttpResponse<Buffer> page = stack.service().get("/participant/" + id + "/friends?limit=1000"
           + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8)));
       assertEquals(200, page.statusCode(), page.bodyAsString());
       JsonArray rows = page.bodyAsJsonArray();

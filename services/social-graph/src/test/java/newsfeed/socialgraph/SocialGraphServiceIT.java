@@ -1,15 +1,13 @@
 package newsfeed.socialgraph;
 
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -28,26 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * friendships, the cache (filled, hit, invalidated by writes), paging, health and metrics.
  */
 class SocialGraphServiceIT {
-  private static Vertx vertx;
-  private static RunningService service;
-  private static Stores stores;
-
-  @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    service = RunningService.deploy(vertx);
-    stores = new Stores(vertx);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stores != null) {
-      stores.close();
-    }
-    if (vertx != null) {
-      vertx.close().await();
-    }
-  }
+  @RegisterExtension
+  static final ServiceOnStack stack = new ServiceOnStack();
 
   private static String unique(String what) {
     return what + " " + UUID.randomUUID();
@@ -57,7 +37,7 @@ class SocialGraphServiceIT {
   void aParticipantIsCreatedAndReadBackFromTheStoreThenFromTheCache() throws Exception {
     String name = unique("Zoë 🙂 '; DROP TABLE participant; --");
     // a classic client may send id and link as well: ignored, the store assigns the id
-    HttpResponse<Buffer> created = service.post("/participant",
+    HttpResponse<Buffer> created = stack.service().post("/participant",
         new JsonObject().put("name", name).put("id", 1).put("link", "/participant/1"));
     assertEquals(201, created.statusCode(), created.bodyAsString());
     JsonObject body = created.bodyAsJsonObject();
@@ -66,45 +46,46 @@ class SocialGraphServiceIT {
     assertEquals("/participant/" + id, body.getString("link"));
     assertEquals("/participant/" + id, created.getHeader("Location"));
     assertEquals("application/json", created.getHeader("Content-Type"));
-    assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1 AND name = $2", id, name));
+    assertEquals(1, stack.stores().count("SELECT count(*) FROM participant WHERE id = $1 AND name = $2", id, name));
 
     String hits = "newsfeed_cache_requests_total{cache=\"participant\",result=\"hit\",service=\"social-graph\"}";
-    double hitsBefore = service.metric(hits);
+    double hitsBefore = stack.service().metric(hits);
     for (int i = 0; i < 2; i++) {
-      HttpResponse<Buffer> read = service.get("/participant/" + id);
+      HttpResponse<Buffer> read = stack.service().get("/participant/" + id);
       assertEquals(200, read.statusCode(), read.bodyAsString());
       assertEquals(body, read.bodyAsJsonObject());
     }
-    assertEquals(name, stores.redisGetEventually(GraphCache.participantKey(id)), "the first read filled the cache");
-    assertEquals(hitsBefore + 1, service.metric(hits), "the second read was a cache hit");
+    assertEquals(name, stack.stores().redisGetEventually(GraphCache.participantKey(id)),
+        "the first read filled the cache");
+    assertEquals(hitsBefore + 1, stack.service().metric(hits), "the second read was a cache hit");
   }
 
   @Test
   void unknownParticipantsAre404InJson() {
     long unknown = Long.MAX_VALUE - 11;
-    long known = service.createParticipant(unique("known"));
+    long known = stack.service().createParticipant(unique("known"));
     List<HttpResponse<Buffer>> answers = List.of(
-        service.get("/participant/" + unknown),
-        service.get("/participant/" + unknown + "/friends"),
-        service.befriend(unknown, known),
-        service.befriend(known, unknown));
+        stack.service().get("/participant/" + unknown),
+        stack.service().get("/participant/" + unknown + "/friends"),
+        stack.service().befriend(unknown, known),
+        stack.service().befriend(known, unknown));
     for (HttpResponse<Buffer> resp : answers) {
       assertEquals(404, resp.statusCode(), resp.bodyAsString());
       assertEquals("application/json", resp.getHeader("Content-Type"));
       assertEquals("participant_not_found", resp.bodyAsJsonObject().getString("error"));
       assertTrue(resp.bodyAsJsonObject().getString("message").contains(Long.toString(unknown)));
     }
-    assertEquals(0, stores.count("SELECT count(*) FROM friendship WHERE from_id = $1 OR to_id = $1", known));
-    assertEquals(200, service.get("/participant/" + known + "/friends").statusCode());
-    assertEquals(new JsonArray(), service.get("/participant/" + known + "/friends").bodyAsJsonArray());
+    assertEquals(0, stack.stores().count("SELECT count(*) FROM friendship WHERE from_id = $1 OR to_id = $1", known));
+    assertEquals(200, stack.service().get("/participant/" + known + "/friends").statusCode());
+    assertEquals(new JsonArray(), stack.service().get("/participant/" + known + "/friends").bodyAsJsonArray());
   }
 
   @Test
   void friendshipIsSymmetricAndADuplicateIsIdempotent() {
-    long a = service.createParticipant(unique("a"));
-    long b = service.createParticipant(unique("b"));
+    long a = stack.service().createParticipant(unique("a"));
+    long b = stack.service().createParticipant(unique("b"));
 
-    HttpResponse<Buffer> created = service.befriend(a, b);
+    HttpResponse<Buffer> created = stack.service().befriend(a, b);
     assertEquals(201, created.statusCode(), created.bodyAsString());
     JsonObject friend = created.bodyAsJsonObject();
     assertEquals("/participant/" + a, friend.getString("from"));
@@ -120,30 +101,31 @@ class SocialGraphServiceIT {
     assertNotEquals(rowId, ofB.getJsonObject(0).getLong("id"), "each direction is its own row");
 
     // the same again, and from the other side (with a bare id and no `from`, also accepted): no new row
-    HttpResponse<Buffer> again = service.befriend(a, b);
+    HttpResponse<Buffer> again = stack.service().befriend(a, b);
     assertEquals(200, again.statusCode(), again.bodyAsString());
     assertEquals(friend, again.bodyAsJsonObject());
-    HttpResponse<Buffer> reverse = service.post("/participant/" + b + "/friends", new JsonObject().put("to", a));
+    HttpResponse<Buffer> reverse = stack.service().post("/participant/" + b + "/friends",
+        new JsonObject().put("to", a));
     assertEquals(200, reverse.statusCode(), reverse.bodyAsString());
     assertEquals(ofB.getJsonObject(0), reverse.bodyAsJsonObject());
-    assertEquals(2, stores.count("SELECT count(*) FROM friendship WHERE from_id IN ($1, $2)", a, b));
+    assertEquals(2, stack.stores().count("SELECT count(*) FROM friendship WHERE from_id IN ($1, $2)", a, b));
     assertEquals(ofA, friends(a));
     assertEquals(ofB, friends(b));
   }
 
   @Test
   void concurrentRequestsForOnePairFromBothSidesMakeExactlyTwoRows() {
-    WebClient http = WebClient.create(vertx);
+    WebClient http = WebClient.create(stack.vertx());
     List<long[]> pairs = new ArrayList<>();
     List<Future<HttpResponse<Buffer>>> sent = new ArrayList<>();
     for (int i = 0; i < 10; i++) {
-      long a = service.createParticipant(unique("race a"));
-      long b = service.createParticipant(unique("race b"));
+      long a = stack.service().createParticipant(unique("race a"));
+      long b = stack.service().createParticipant(unique("race b"));
       pairs.add(new long[] {a, b});
       for (int k = 0; k < 3; k++) {
-        sent.add(http.post(service.port, "127.0.0.1", "/participant/" + a + "/friends")
+        sent.add(http.post(stack.service().port, "127.0.0.1", "/participant/" + a + "/friends")
             .sendJsonObject(new JsonObject().put("to", "/participant/" + b)));
-        sent.add(http.post(service.port, "127.0.0.1", "/participant/" + b + "/friends")
+        sent.add(http.post(stack.service().port, "127.0.0.1", "/participant/" + b + "/friends")
             .sendJsonObject(new JsonObject().put("to", "/participant/" + a)));
       }
     }
@@ -156,7 +138,7 @@ class SocialGraphServiceIT {
     }
     assertEquals(pairs.size(), created, "exactly one request per pair created the friendship");
     for (long[] p : pairs) {
-      assertEquals(2, stores.count("SELECT count(*) FROM friendship WHERE from_id IN ($1, $2)", p[0], p[1]));
+      assertEquals(2, stack.stores().count("SELECT count(*) FROM friendship WHERE from_id IN ($1, $2)", p[0], p[1]));
       assertEquals(1, friends(p[0]).size());
       assertEquals(1, friends(p[1]).size());
     }
@@ -165,24 +147,24 @@ class SocialGraphServiceIT {
 
   @Test
   void aNewFriendshipInvalidatesBothCachedLists() throws Exception {
-    long a = service.createParticipant(unique("a"));
-    long b = service.createParticipant(unique("b"));
-    long c = service.createParticipant(unique("c"));
-    assertEquals(201, service.befriend(a, b).statusCode());
+    long a = stack.service().createParticipant(unique("a"));
+    long b = stack.service().createParticipant(unique("b"));
+    long c = stack.service().createParticipant(unique("c"));
+    assertEquals(201, stack.service().befriend(a, b).statusCode());
 
     String hits = "newsfeed_cache_requests_total{cache=\"friends\",result=\"hit\",service=\"social-graph\"}";
     assertEquals(1, friends(a).size());
     assertEquals(0, friends(c).size());
-    assertNotNull(stores.redisGetEventually(GraphCache.friendsKey(a)), "the read filled the cache");
-    assertNotNull(stores.redisGetEventually(GraphCache.friendsKey(c)), "an empty list is cached too");
-    double hitsBefore = service.metric(hits);
+    assertNotNull(stack.stores().redisGetEventually(GraphCache.friendsKey(a)), "the read filled the cache");
+    assertNotNull(stack.stores().redisGetEventually(GraphCache.friendsKey(c)), "an empty list is cached too");
+    double hitsBefore = stack.service().metric(hits);
     assertEquals(1, friends(a).size());
     assertEquals(0, friends(c).size());
-    assertEquals(hitsBefore + 2, service.metric(hits), "both second reads came from the cache");
+    assertEquals(hitsBefore + 2, stack.service().metric(hits), "both second reads came from the cache");
 
-    assertEquals(201, service.befriend(c, a).statusCode());
-    assertNull(stores.redisGet(GraphCache.friendsKey(a)), "the write removed a's list");
-    assertNull(stores.redisGet(GraphCache.friendsKey(c)), "and c's");
+    assertEquals(201, stack.service().befriend(c, a).statusCode());
+    assertNull(stack.stores().redisGet(GraphCache.friendsKey(a)), "the write removed a's list");
+    assertNull(stack.stores().redisGet(GraphCache.friendsKey(c)), "and c's");
     assertEquals(Set.of(b, c), friendIds(friends(a)));
     assertEquals(Set.of(a), friendIds(friends(c)));
     assertEquals(Set.of(a), friendIds(friends(b)));
@@ -190,11 +172,11 @@ class SocialGraphServiceIT {
 
   @Test
   void friendListsArePagedByFriendIdWithACursor() {
-    long p = service.createParticipant(unique("popular"));
+    long p = stack.service().createParticipant(unique("popular"));
     List<Long> expected = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      long f = service.createParticipant(unique("fan " + i));
-      assertEquals(201, service.befriend(f, p).statusCode());
+      long f = stack.service().createParticipant(unique("fan " + i));
+      assertEquals(201, stack.service().befriend(f, p).statusCode());
       expected.add(f);
     }
     // twice: once filling the cache from PostgreSQL, once from the cache
@@ -203,7 +185,7 @@ class SocialGraphServiceIT {
       String cursor = null;
       int pages = 0;
       do {
-        HttpResponse<Buffer> page = service.get("/participant/" + p + "/friends?limit=2"
+        HttpResponse<Buffer> page = stack.service().get("/participant/" + p + "/friends?limit=2"
             + (cursor == null ? "" : "&cursor=" + cursor));
         assertEquals(200, page.statusCode(), page.bodyAsString());
         assertTrue(page.bodyAsJsonArray().size() <= 2);
@@ -215,22 +197,22 @@ class SocialGraphServiceIT {
       assertEquals(3, pages);
     }
     assertEquals(5, friends(p).size(), "without a limit the whole list comes back");
-    assertNull(service.get("/participant/" + p + "/friends").getHeader("X-Next-Cursor"));
+    assertNull(stack.service().get("/participant/" + p + "/friends").getHeader("X-Next-Cursor"));
   }
 
   @Test
   void healthAndMetricsAreServed() {
-    assertEquals(200, service.get("/health/live").statusCode());
-    HttpResponse<Buffer> ready = service.get("/health/ready");
+    assertEquals(200, stack.service().get("/health/live").statusCode());
+    HttpResponse<Buffer> ready = stack.service().get("/health/ready");
     assertEquals(200, ready.statusCode(), ready.bodyAsString());
     assertEquals("UP", ready.bodyAsJsonObject().getJsonObject("checks").getString("postgresql"));
 
-    long a = service.createParticipant(unique("metrics a"));
-    long b = service.createParticipant(unique("metrics b"));
-    service.befriend(a, b);
-    service.get("/participant/" + a);
-    service.get("/participant/" + a + "/friends");
-    String metrics = service.get("/metrics").bodyAsString();
+    long a = stack.service().createParticipant(unique("metrics a"));
+    long b = stack.service().createParticipant(unique("metrics b"));
+    stack.service().befriend(a, b);
+    stack.service().get("/participant/" + a);
+    stack.service().get("/participant/" + a + "/friends");
+    String metrics = stack.service().get("/metrics").bodyAsString();
     String sg = "service=\"social-graph\"";
     for (String series : new String[] {
         "newsfeed_http_server_requests_seconds_count{method=\"POST\",route=\"/participant\"," + sg + ",status=\"201\"}",
@@ -251,7 +233,7 @@ class SocialGraphServiceIT {
   }
 
   private static JsonArray friends(long id) {
-    HttpResponse<Buffer> resp = service.get("/participant/" + id + "/friends");
+    HttpResponse<Buffer> resp = stack.service().get("/participant/" + id + "/friends");
     assertEquals(200, resp.statusCode(), resp.bodyAsString());
     return resp.bodyAsJsonArray();
   }
