@@ -11,8 +11,8 @@ import java.util.Map;
 public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrace,
                             CassandraConfig cassandra,
                             String kafkaBootstrapServers, String kafkaTopic, String kafkaGroupId,
-                            ConsumerTuning kafkaConsumer, String socialGraphUrl, int fanoutConcurrentEvents, int fanoutConcurrentWrites,
-                            int fanoutBatchRows) {
+                            ConsumerTuning kafkaConsumer, String socialGraphUrl, int fanoutConcurrentEvents,
+                            int fanoutConcurrentWrites, int fanoutBatchRows) {
 
   public static InboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
