@@ -101,38 +101,36 @@ function iteration() {
 // the status-only request of an iteration that does not check the body
 const lean = (r, deep) => (deep ? r : bodiless(r));
 
+// an iteration checks either the status only or (deep) the whole response
+const verify = (res, deep, status, whole) => check(res, deep ? whole : status);
+
 export function postOutbound(data) {
   const { rng, deep } = iteration();
   const poster = rng.pick(data.ids);
   const res = send(lean(req.postOutbound(poster, rng.words(5), rng.words(40)), deep));
-  if (!deep) {
-    check(res, { 'post outbound: 2xx': created });
-    return;
-  }
-  check(res, { 'post outbound: 2xx with the outbound shape': (r) => created(r) && shape.outbound(json(r)) && json(r).from === link(poster) });
+  verify(res, deep, { 'post outbound: 2xx': created }, {
+    'post outbound: 2xx with the outbound shape': (r) => created(r) && shape.outbound(json(r))
+      && json(r).from === link(poster),
+  });
 }
 
 export function readInbound(data) {
   const { rng, deep } = iteration();
   const id = rng.pick(data.ids);
   const res = send(lean(req.getInbound(id, { limit: FEED_LIMIT }), deep));
-  if (!deep) {
-    check(res, { 'read inbound: 200': (r) => r.status === 200 });
-    return;
-  }
-  const feed = json(res);
-  check(res, {
-    'read inbound: 200, a full page of the participant': (r) => r.status === 200 && shape.arrayOf(feed, shape.inbound)
-      && feed.length >= FULL_PAGE && feed.length <= FEED_LIMIT && feed.every((i) => idOf(i.to) === id),
+  verify(res, deep, { 'read inbound: 200': (r) => r.status === 200 }, {
+    'read inbound: 200, a full page of the participant': (r) => {
+      const feed = json(r);
+      return r.status === 200 && shape.arrayOf(feed, shape.inbound) && feed.length >= FULL_PAGE
+        && feed.length <= FEED_LIMIT && feed.every((i) => idOf(i.to) === id);
+    },
   });
 }
 
 export function search() {
   const { rng, deep } = iteration();
   const res = send(lean(req.search({ keywords: rng.words(1) }), deep));
-  if (!deep) {
-    check(res, { 'search: 200': (r) => r.status === 200 });
-    return;
-  }
-  check(res, { 'search: 200 with participant links': (r) => r.status === 200 && shape.links(json(r)) });
+  verify(res, deep, { 'search: 200': (r) => r.status === 200 }, {
+    'search: 200 with participant links': (r) => r.status === 200 && shape.links(json(r)),
+  });
 }
