@@ -13,11 +13,11 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;
 import newsfeed.common.cassandra.LazyStatement;
+import newsfeed.common.cassandra.Rows;
 import newsfeed.common.metrics.StoreTimers;
 
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 /** The Cassandra table `inbound` (charts/newsfeed/files/schema/cassandra.cql): fan-out writes and feed pages. */
 public final class InboundRepository {
@@ -84,8 +84,8 @@ public final class InboundRepository {
     Future<BoundStatement> statement = before == null
         ? firstPage.get().map(ps -> ps.bind(participantId, limit))
         : nextPage.get().map(ps -> ps.bind(participantId, before, limit));
-    return StoreTimers.time(() -> statement.compose(st -> client.execute(st, Collectors.mapping(
-        InboundRepository::toItem, Collectors.toList()))), queryOk, queryError);
+    return StoreTimers.time(() -> statement.compose(st -> Rows.all(client, st, InboundRepository::toItem)),
+        queryOk, queryError);
   }
 
   /** Readiness: the cluster answers a trivial query. */

@@ -37,7 +37,7 @@ public final class InboundVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions());
+    cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions(vertx));
     web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true)
         .setConnectTimeout(2_000).setUserAgent("newsfeed-inbound"), new PoolOptions().setHttp1MaxSize(32));
     InboundRepository repository = new InboundRepository(cassandra, registry);

@@ -8,8 +8,10 @@ import newsfeed.common.testing.TestEvents;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.cassandra.CassandraClient;
+import com.datastax.oss.driver.api.core.CqlSession;
 import io.vertx.cassandra.CassandraClientOptions;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,8 +19,11 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,7 +42,7 @@ class InboundRepositoryIT {
 
   static CassandraConfig cassandraConfig(String contactPoints) {
     return new CassandraConfig(Env.parseHostPorts("CASSANDRA_CONTACT_POINTS", contactPoints),
-        StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null);
+        StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null, true);
   }
 
   static CassandraClientOptions options(String contactPoints) {
@@ -112,5 +117,29 @@ class InboundRepositoryIT {
     assertThrows(Exception.class, () -> unreachable.insert(1, new OutboundPostedEvent(UUID.fromString(
         "b4cc8000-a838-11ee-8080-808080808080"), 2, "", "", 0)).await());
     down.close().await();
+  }
+
+  /**
+   * With ioOnEventLoop the driver's connection is on the event loop of the context that made the options, so a
+   * response is handled on that thread; without it, on a driver I/O thread.
+   */
+  @Test
+  void driverResponsesArriveOnTheEventLoopOfTheContextThatMadeTheOptions() throws Exception {
+    String contactPoints = StackEnv.get("CASSANDRA_CONTACT_POINTS");
+    assertTrue(respondsOnContextEventLoop(cassandraConfig(contactPoints)));
+    CassandraConfig c = cassandraConfig(contactPoints);
+    CassandraConfig ownThreads = new CassandraConfig(c.contactPoints(), c.localDc(), c.keyspace(), null, null, false);
+    assertFalse(respondsOnContextEventLoop(ownThreads));
+  }
+
+  private static boolean respondsOnContextEventLoop(CassandraConfig config) throws Exception {
+    ContextInternal context = (ContextInternal) vertx.getOrCreateContext();
+    CompletableFuture<CassandraClientOptions> options = new CompletableFuture<>();
+    context.runOnContext(v -> options.complete(config.clientOptions(vertx)));
+    try (CqlSession session = options.get(10, TimeUnit.SECONDS).dataStaxClusterBuilder().build()) {
+      return session.executeAsync("SELECT release_version FROM system.local")
+          .thenApply(rs -> context.nettyEventLoop().inEventLoop())
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
   }
 }

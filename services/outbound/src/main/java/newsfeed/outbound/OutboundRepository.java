@@ -8,11 +8,11 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;
 import newsfeed.common.cassandra.LazyStatement;
+import newsfeed.common.cassandra.Rows;
 import newsfeed.common.metrics.StoreTimers;
 
 import java.util.List;
 import java.util.UUID;
-import java.util.stream.Collectors;
 
 /**
  * The Cassandra table `outbound` (charts/newsfeed/files/schema/cassandra.cql): a partition per participant,
@@ -70,8 +70,8 @@ public final class OutboundRepository {
     Future<BoundStatement> statement = before == null
         ? firstPage.get().map(ps -> ps.bind(participantId, limit))
         : nextPage.get().map(ps -> ps.bind(participantId, before, limit));
-    return StoreTimers.time(() -> statement.compose(st -> client.execute(st.setConsistencyLevel(CONSISTENCY),
-        Collectors.mapping(OutboundRepository::toItem, Collectors.toList()))), queryOk, queryError);
+    return StoreTimers.time(() -> statement.compose(st -> Rows.all(client, st.setConsistencyLevel(CONSISTENCY),
+        OutboundRepository::toItem)), queryOk, queryError);
   }
 
   /** Readiness: the cluster answers a trivial query. */

@@ -39,7 +39,7 @@ public final class OutboundVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions());
+    cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions(vertx));
     OutboundRepository repository = new OutboundRepository(cassandra, registry);
     publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
     web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true).setConnectTimeout(2_000)

@@ -24,6 +24,7 @@ class OutboundConfigTest {
     assertEquals("datacenter1", c.cassandra().localDc());
     assertEquals("newsfeed", c.cassandra().keyspace());
     assertNull(c.cassandra().username());
+    assertTrue(c.cassandra().ioOnEventLoop());
     assertEquals("localhost:9092", c.kafkaBootstrapServers());
     assertEquals("outbound-posted", c.kafkaTopic());
   }
@@ -35,6 +36,7 @@ class OutboundConfigTest {
         Map.entry("HTTP_MAX_BODY_BYTES", "2048"), Map.entry("CASSANDRA_CONTACT_POINTS", "c1:19042,c2:19043"),
         Map.entry("CASSANDRA_LOCAL_DC", "dc2"), Map.entry("CASSANDRA_KEYSPACE", "ks"),
         Map.entry("CASSANDRA_USERNAME", "u"), Map.entry("CASSANDRA_PASSWORD", "secret"),
+        Map.entry("CASSANDRA_IO_ON_EVENT_LOOP", "false"),
         Map.entry("KAFKA_BOOTSTRAP_SERVERS", "k1:19092"), Map.entry("KAFKA_TOPIC", "t")));
     assertEquals("127.0.0.1", c.httpHost());
     assertEquals(18082, c.httpPort());
@@ -45,6 +47,7 @@ class OutboundConfigTest {
     assertEquals("dc2", c.cassandra().localDc());
     assertEquals("ks", c.cassandra().keyspace());
     assertEquals("u", c.cassandra().username());
+    assertTrue(!c.cassandra().ioOnEventLoop());
     assertEquals("k1:19092", c.kafkaBootstrapServers());
     assertEquals("t", c.kafkaTopic());
     assertTrue(!c.toString().contains("secret"), "the password must not be logged: " + c);

@@ -96,7 +96,7 @@ class OutboundServiceIT {
 
   static CassandraConfig cassandraConfig(String contactPoints) {
     return new CassandraConfig(Env.parseHostPorts("CASSANDRA_CONTACT_POINTS", contactPoints),
-        StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null);
+        StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null, true);
   }
 
   @AfterAll

@@ -2,16 +2,22 @@ package newsfeed.common.cassandra;
 
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import io.netty.channel.EventLoop;
 import io.vertx.cassandra.CassandraClientOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
 import newsfeed.common.Env;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 
-/** The CASSANDRA_* variables of docs/contracts.md (outbound and inbound), and the client options they make. */
+/**
+ * The CASSANDRA_* variables of docs/contracts.md (outbound and inbound), and the client options they make.
+ * {@code ioOnEventLoop}: the driver's connections run on the verticle's event loop (see EventLoopNettyOptions).
+ */
 public record CassandraConfig(List<InetSocketAddress> contactPoints, String localDc, String keyspace,
-                              String username, String password) {
+                              String username, String password, boolean ioOnEventLoop) {
   static final Duration RECONNECT_BASE = Duration.ofMillis(500);
   static final Duration RECONNECT_MAX = Duration.ofSeconds(5);
 
@@ -21,11 +27,28 @@ public record CassandraConfig(List<InetSocketAddress> contactPoints, String loca
         e.string("CASSANDRA_LOCAL_DC", "datacenter1"),
         e.string("CASSANDRA_KEYSPACE", "newsfeed"),
         e.optional("CASSANDRA_USERNAME"),
-        e.optional("CASSANDRA_PASSWORD"));
+        e.optional("CASSANDRA_PASSWORD"),
+        e.bool("CASSANDRA_IO_ON_EVENT_LOOP", true));
   }
 
+  /**
+   * The options of a client created in a verticle: its connections on the verticle's event loop when
+   * {@code ioOnEventLoop} and Vert.x runs the NIO transport, otherwise on the driver's own I/O threads.
+   */
+  public CassandraClientOptions clientOptions(Vertx vertx) {
+    if (!ioOnEventLoop || vertx.isNativeTransportEnabled()) {
+      return clientOptions();
+    }
+    EventLoop loop = ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
+    return configure(new CassandraClientOptions(EventLoopNettyOptions.sessionBuilder(loop)));
+  }
+
+  /** The options of a client whose connections run on the driver's own I/O threads. */
   public CassandraClientOptions clientOptions() {
-    CassandraClientOptions options = new CassandraClientOptions();
+    return configure(new CassandraClientOptions());
+  }
+
+  private CassandraClientOptions configure(CassandraClientOptions options) {
     contactPoints.forEach(p -> options.addContactPoint(p.getHostString(), p.getPort()));
     // the driver's default reconnection backs off to 60 s: after an outage a service would stay unready up to a
     // minute after Cassandra is back; retrying every few seconds costs nothing on the scale of a few nodes
@@ -46,6 +69,6 @@ public record CassandraConfig(List<InetSocketAddress> contactPoints, String loca
   @Override
   public String toString() {
     return "CassandraConfig[contactPoints=" + contactPoints + ", localDc=" + localDc + ", keyspace=" + keyspace
-        + ", username=" + username + "]";
+        + ", username=" + username + ", ioOnEventLoop=" + ioOnEventLoop + "]";
   }
 }

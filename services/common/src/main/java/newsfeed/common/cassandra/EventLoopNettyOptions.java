@@ -1,0 +1,90 @@
+package newsfeed.common.cassandra;
+
+import com.datastax.oss.driver.api.core.CqlSessionBuilder;
+import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
+import com.datastax.oss.driver.api.core.context.DriverContext;
+import com.datastax.oss.driver.api.core.session.ProgrammaticArguments;
+import com.datastax.oss.driver.internal.core.context.DefaultDriverContext;
+import com.datastax.oss.driver.internal.core.context.NettyOptions;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.Timer;
+import io.netty.util.concurrent.EventExecutorGroup;
+import io.netty.util.concurrent.Future;
+
+/**
+ * The driver's Netty options with its connections on one Vert.x event loop (the verticle's) instead of on I/O
+ * threads of its own. A query and its response then stay on the thread that sent it; otherwise each crosses to a
+ * driver I/O thread and back, two thread wake-ups per query. Socket options, the admin executor, the timer and the
+ * allocator stay the driver's defaults ({@code defaults}), which also owns (and on close shuts down) only its own
+ * executors: the event loop belongs to Vert.x.
+ */
+final class EventLoopNettyOptions implements NettyOptions {
+  private final NettyOptions defaults;
+  private final EventLoop loop;
+
+  /** {@code loop} must run Vert.x's NIO transport (a {@link NioSocketChannel} registers with it). */
+  EventLoopNettyOptions(NettyOptions defaults, EventLoop loop) {
+    this.defaults = defaults;
+    this.loop = loop;
+  }
+
+  /** A session builder whose sessions use these options on {@code loop}. */
+  static CqlSessionBuilder sessionBuilder(EventLoop loop) {
+    return new CqlSessionBuilder() {
+      @Override
+      protected DriverContext buildContext(DriverConfigLoader configLoader, ProgrammaticArguments arguments) {
+        return new DefaultDriverContext(configLoader, arguments) {
+          @Override
+          protected NettyOptions buildNettyOptions() {
+            return new EventLoopNettyOptions(super.buildNettyOptions(), loop);
+          }
+        };
+      }
+    };
+  }
+
+  @Override
+  public EventLoopGroup ioEventLoopGroup() {
+    return loop;   // an event loop is a group of itself: every connection of the session lands on it
+  }
+
+  @Override
+  public Class<? extends Channel> channelClass() {
+    return NioSocketChannel.class;
+  }
+
+  @Override
+  public EventExecutorGroup adminEventExecutorGroup() {
+    return defaults.adminEventExecutorGroup();
+  }
+
+  @Override
+  public ByteBufAllocator allocator() {
+    return defaults.allocator();
+  }
+
+  @Override
+  public void afterBootstrapInitialized(Bootstrap bootstrap) {
+    defaults.afterBootstrapInitialized(bootstrap);
+  }
+
+  @Override
+  public void afterChannelInitialized(Channel channel) {
+    defaults.afterChannelInitialized(channel);
+  }
+
+  @Override
+  public Future<Void> onClose() {
+    return defaults.onClose();
+  }
+
+  @Override
+  public Timer getTimer() {
+    return defaults.getTimer();
+  }
+}
