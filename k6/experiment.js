@@ -91,11 +91,12 @@ export function setup() {
   return { ids };
 }
 
-// The iteration's seeded data and whether it checks the whole response (exec.scenario builds a new object
-// on every access, so it is read once)
-function iteration() {
-  const s = exec.scenario;
-  return { rng: Rng.of(SEED, s.name, s.iterationInTest), deep: s.iterationInTest % CHECK_EVERY === 0 };
+// The iteration's seeded data and whether it checks the whole response. Each scenario's data is a stream of its
+// own, numbered by the iteration; the scenario's name is passed in (exec.scenario builds a new object per access).
+const STREAMS = Object.fromEntries(Object.keys(EXEC).map((name) => [name, Rng.stream(SEED, name)]));
+function iteration(scenario) {
+  const n = exec.scenario.iterationInTest;
+  return { rng: STREAMS[scenario](n), deep: n % CHECK_EVERY === 0 };
 }
 
 // the status-only request of an iteration that does not check the body
@@ -105,7 +106,7 @@ const lean = (r, deep) => (deep ? r : bodiless(r));
 const verify = (res, deep, status, whole) => check(res, deep ? whole : status);
 
 export function postOutbound(data) {
-  const { rng, deep } = iteration();
+  const { rng, deep } = iteration('post_outbound');
   const poster = rng.pick(data.ids);
   const res = send(lean(req.postOutbound(poster, rng.words(5), rng.words(40)), deep));
   verify(res, deep, { 'post outbound: 2xx': created }, {
@@ -115,7 +116,7 @@ export function postOutbound(data) {
 }
 
 export function readInbound(data) {
-  const { rng, deep } = iteration();
+  const { rng, deep } = iteration('read_inbound');
   const id = rng.pick(data.ids);
   const res = send(lean(req.getInbound(id, { limit: FEED_LIMIT }), deep));
   verify(res, deep, { 'read inbound: 200': (r) => r.status === 200 }, {
@@ -128,7 +129,7 @@ export function readInbound(data) {
 }
 
 export function search() {
-  const { rng, deep } = iteration();
+  const { rng, deep } = iteration('search');
   const res = send(lean(req.search({ keywords: rng.words(1) }), deep));
   verify(res, deep, { 'search: 200': (r) => r.status === 200 }, {
     'search: 200 with participant links': (r) => r.status === 200 && shape.links(json(r)),

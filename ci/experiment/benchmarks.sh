@@ -105,7 +105,11 @@ seconds_of() { case $1 in *m) echo $(( ${1%m} * 60 )) ;; *s) echo "${1%s}" ;; *)
 # load_step STEP SCRIPT SCENARIO RATE DURATION [ENV...]: one k6 run at RATE/s, its CPU split after setup
 load_step() {
   local step=$1 script=$2 scenario=$3 rate=$4 duration=$5; shift 5
-  local testid=bench-$step-$rate-$STAMP rc=0 dir=$OUT/$step-$rate
+  # a rate measured again in the same run (READ_RATES="3000 3000") gets a directory and test id of its own: with a
+  # shared k6.log the CPU window of the second run would start at the first run's setup line
+  local dir=$OUT/$step-$rate n=1
+  while [ -e "$dir" ]; do n=$((n + 1)); dir=$OUT/$step-$rate-$n; done
+  local testid=bench-${dir##*/}-$STAMP rc=0
   local klog=$NEWSFEED_RUN/reports/$testid/k6.log urls=()
   mapfile -t urls < <(service_urls)
   mkdir -p "$dir"

@@ -13,17 +13,33 @@ export function idOf(linkOrId) {
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 // Request params; `expect` lists the statuses that are not failures (default 2xx) for http_req_failed.
-export function params(endpoint, name, expect, extraTags = {}) {
+// Without extra tags they are built once per endpoint and expectation and shared (read-only): building them,
+// a status callback included, for every request was a visible share of k6's CPU at thousands of requests/s.
+const SHARED_PARAMS = new Map();
+export function params(endpoint, name, expect, extraTags) {
+  if (extraTags) return buildParams(endpoint, name, expect, extraTags);
+  const key = `${endpoint} ${expect || ''}`;
+  let p = SHARED_PARAMS.get(key);
+  if (!p) {
+    p = Object.freeze(buildParams(endpoint, name, expect, {}));
+    SHARED_PARAMS.set(key, p);
+  }
+  return p;
+}
+
+function buildParams(endpoint, name, expect, extraTags) {
   const p = { tags: { endpoint, name, ...extraTags }, headers: JSON_HEADERS, timeout: HTTP_TIMEOUT };
   if (expect) p.responseCallback = http.expectedStatuses(...expect);
   return p;
 }
 
 function query(q) {
-  const parts = Object.entries(q || {})
-    .filter(([, v]) => v !== undefined && v !== null)
-    .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
-  return parts.length ? `?${parts.join('&')}` : '';
+  let out = '';
+  for (const k in q) {
+    const v = q[k];
+    if (v !== undefined && v !== null) out += `${out ? '&' : '?'}${encodeURIComponent(k)}=${encodeURIComponent(v)}`;
+  }
+  return out;
 }
 
 // The request descriptions are plain objects so callers can send them one by one or in an http.batch.
@@ -66,8 +82,14 @@ export const req = {
 
 // The same request with its body left out of the JS runtime (k6 still reads it off the wire): for requests
 // whose check looks at the status only.
+const LEAN_PARAMS = new WeakMap();
 export function bodiless(r) {
-  return { ...r, params: { ...r.params, responseType: 'none' } };
+  let lean = LEAN_PARAMS.get(r.params);
+  if (!lean) {
+    lean = { ...r.params, responseType: 'none' };
+    LEAN_PARAMS.set(r.params, lean);
+  }
+  return { ...r, params: lean };
 }
 
 export function send(r) {
