@@ -7,16 +7,11 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
-import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * The inbound service: the `newsfeed-inbound` consumer that fans posts out into friends' feeds, and the HTTP
@@ -38,8 +33,7 @@ public final class InboundVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions(vertx));
-    web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true)
-        .setConnectTimeout(2_000).setUserAgent("newsfeed-inbound"), new PoolOptions().setHttp1MaxSize(32));
+    web = HttpBootstrap.webClient(vertx, "newsfeed-inbound", 32);
     InboundRepository repository = new InboundRepository(cassandra, registry);
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, registry,
@@ -53,23 +47,19 @@ public final class InboundVerticle extends VerticleBase {
     Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
     router.get("/participant/:id/inbound").handler(inbound::get);
 
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()));
-    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen()
-        .compose(s -> consumer.start());
+    return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),
+        router).compose(s -> {
+          server = s;
+          return consumer.start();
+        });
   }
 
   /** Stop taking requests and drain them, let the consumer finish and commit its batch, then close the stores. */
   @Override
   public Future<?> stop() {
-    long graceMs = config.shutdownGrace().toMillis();
-    return server.shutdown(graceMs, TimeUnit.MILLISECONDS)
+    return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> consumer.stop(config.shutdownGrace()))
         .transform(ar -> cassandra.close())
-        .transform(ar -> web == null ? Future.succeededFuture() : closeWeb());
-  }
-
-  private Future<Void> closeWeb() {
-    web.close();
-    return Future.succeededFuture();
+        .transform(ar -> HttpBootstrap.close(web));
   }
 }

@@ -7,16 +7,12 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.ext.web.handler.BodyHandler;
-import io.vertx.core.http.PoolOptions;
 import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.HttpBootstrap;
-import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The outbound service: the HTTP API that stores posts in Cassandra and announces them on Kafka. Both clients
@@ -42,8 +38,7 @@ public final class OutboundVerticle extends VerticleBase {
     cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions(vertx));
     OutboundRepository repository = new OutboundRepository(cassandra, registry);
     publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
-    web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true).setConnectTimeout(2_000)
-        .setUserAgent("newsfeed-outbound"), new PoolOptions().setHttp1MaxSize(16));
+    web = HttpBootstrap.webClient(vertx, "newsfeed-outbound", 16);
     KnownParticipants participants = new KnownParticipants(new ParticipantClient(web, config.socialGraphUrl()),
         KNOWN_PARTICIPANTS);
     OutboundHandler outbound = new OutboundHandler(vertx, repository, publisher, participants, registry);
@@ -56,24 +51,17 @@ public final class OutboundVerticle extends VerticleBase {
         .handler(outbound::post);
     router.get("/participant/:id/outbound").handler(outbound::get);
 
-    server = vertx.createHttpServer(
-        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()));
-    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen();
+    return HttpBootstrap.serve(vertx,
+        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()), router)
+        .onSuccess(s -> server = s);
   }
 
   /** Stop taking requests and drain them, send what the producer still buffers, then close Cassandra. */
   @Override
   public Future<?> stop() {
-    Future<Void> drained = server == null ? Future.succeededFuture()
-        : server.shutdown(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
-    return drained
+    return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> publisher == null ? Future.succeededFuture() : publisher.close())
         .transform(ar -> cassandra == null ? Future.succeededFuture() : cassandra.close())
-        .transform(ar -> {
-          if (web != null) {
-            web.close();
-          }
-          return Future.succeededFuture();
-        });
+        .transform(ar -> HttpBootstrap.close(web));
   }
 }

@@ -5,16 +5,11 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.PoolOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
-import newsfeed.common.http.InvalidRequests;
 import newsfeed.common.http.HttpBootstrap.Check;
-
-import java.util.concurrent.TimeUnit;
 
 /** The search service: the `newsfeed-search` consumer that indexes posts into Solr, and the keyword search API. */
 public final class SearchVerticle extends VerticleBase {
@@ -31,8 +26,7 @@ public final class SearchVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    web = WebClient.create(vertx, new WebClientOptions().setKeepAlive(true)
-        .setConnectTimeout(2_000).setUserAgent("newsfeed-search"), new PoolOptions().setHttp1MaxSize(32));
+    web = HttpBootstrap.webClient(vertx, "newsfeed-search", 32);
     SolrIndex index = new SolrIndex(web, config.solrUrl(), config.solrCollection(), registry);
 
     consumer = new EventConsumer(vertx, registry, "search", config.kafkaBootstrapServers(), config.kafkaTopic(),
@@ -41,19 +35,18 @@ public final class SearchVerticle extends VerticleBase {
     Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("solr", index::ping)));
     router.get("/outbound").handler(new SearchHandler(index, registry)::get);
 
-    server = vertx.createHttpServer(new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()));
-    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen()
-        .compose(s -> consumer.start());
+    return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),
+        router).compose(s -> {
+          server = s;
+          return consumer.start();
+        });
   }
 
   /** Stop taking requests and drain them, let the consumer finish and commit its batch, then close clients. */
   @Override
   public Future<?> stop() {
-    return server.shutdown(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)
+    return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> consumer.stop(config.shutdownGrace()))
-        .transform(ar -> {
-          web.close();
-          return Future.succeededFuture();
-        });
+        .transform(ar -> HttpBootstrap.close(web));
   }
 }

@@ -13,7 +13,6 @@ import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.HttpBootstrap.Check;
-import newsfeed.common.http.InvalidRequests;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,17 +69,15 @@ public final class SocialGraphVerticle extends VerticleBase {
     router.post("/participant/:id/friends").handler(body).handler(friends::create);
     router.get("/participant/:id/friends").handler(friends::list);
 
-    server = vertx.createHttpServer(
-        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.httpMaxBodyBytes()));
-    return server.requestHandler(router).invalidRequestHandler(InvalidRequests::handle).listen();
+    return HttpBootstrap.serve(vertx,
+        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.httpMaxBodyBytes()), router)
+        .onSuccess(s -> server = s);
   }
 
   /** Stop taking requests and let the in-flight ones finish, then close the pools. */
   @Override
   public Future<?> stop() {
-    Future<Void> drained = server == null ? Future.succeededFuture()
-        : server.shutdown(config.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS);
-    return drained
+    return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> {
           cache.close();
           return redis.close();

@@ -4,14 +4,20 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,7 +40,7 @@ public final class HttpBootstrap {
   public record Check(String name, Supplier<Future<Void>> probe) {
   }
 
-  public static Router router(io.vertx.core.Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness) {
+  public static Router router(Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness) {
     Router router = Router.router(vertx);
     router.route().handler(ctx -> timeRequest(ctx, registry));
     router.get("/health/live").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "UP")));
@@ -64,6 +70,31 @@ public final class HttpBootstrap {
     int formLimit = 2 * maxBodyBytes + 65_536;
     return new HttpServerOptions().setHost(host).setPort(port)
         .setMaxFormAttributeSize(formLimit).setMaxFormBufferedBytes(formLimit);
+  }
+
+  /** Serves the router on a new server; a request Vert.x cannot even parse gets InvalidRequests' JSON 400. */
+  public static Future<HttpServer> serve(Vertx vertx, HttpServerOptions options, Router router) {
+    return vertx.createHttpServer(options).requestHandler(router).invalidRequestHandler(InvalidRequests::handle)
+        .listen();
+  }
+
+  /** Stops taking requests and lets those in flight finish within {@code grace}; without a server, nothing. */
+  public static Future<Void> drain(HttpServer server, Duration grace) {
+    return server == null ? Future.succeededFuture() : server.shutdown(grace.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** A keep-alive client of another newsfeed service: at most {@code connections}, 2 s to connect. */
+  public static WebClient webClient(Vertx vertx, String userAgent, int connections) {
+    return WebClient.create(vertx, new WebClientOptions().setKeepAlive(true).setConnectTimeout(2_000)
+        .setUserAgent(userAgent), new PoolOptions().setHttp1MaxSize(connections));
+  }
+
+  /** Closes a client (null: none was created); a future so it chains into a verticle's stop. */
+  public static Future<Void> close(WebClient client) {
+    if (client != null) {
+      client.close();
+    }
+    return Future.succeededFuture();
   }
 
   private static void timeRequest(RoutingContext ctx, MeterRegistry registry) {
