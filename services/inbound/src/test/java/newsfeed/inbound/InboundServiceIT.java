@@ -20,19 +20,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.eventually;
+import static newsfeed.common.testing.Waiting.freePort;
 
 /**
  * The whole inbound service on real Kafka and Cassandra, with friendships from the running social-graph service
@@ -200,23 +199,6 @@ class InboundServiceIT {
       return lag;
     } catch (Exception e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  static <T> T eventually(Supplier<T> probe, Predicate<T> done) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 20_000;
-    T last = probe.get();
-    while (!done.test(last) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(250);
-      last = probe.get();
-    }
-    assertTrue(done.test(last), "condition not reached within 20 s, last value: " + last);
-    return last;
-  }
-
-  static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }

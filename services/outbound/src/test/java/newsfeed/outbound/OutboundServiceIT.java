@@ -27,7 +27,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -42,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.freePort;
 
 /**
  * The whole outbound service on the stack's real Cassandra and Kafka (a topic of its own): the post lands in
@@ -404,11 +404,5 @@ class OutboundServiceIT {
     } while (mine.size() < atLeast && System.currentTimeMillis() < deadline);
     assertTrue(mine.size() >= atLeast, "expected " + atLeast + " events of " + poster + ", got " + mine.size());
     return mine;
-  }
-
-  static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

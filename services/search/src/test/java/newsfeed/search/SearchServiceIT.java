@@ -20,7 +20,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,6 +29,8 @@ import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.eventually;
+import static newsfeed.common.testing.Waiting.freePort;
 
 /**
  * The whole search service on real Kafka and Solr: events published to a topic of its own are indexed, found
@@ -76,14 +77,14 @@ class SearchServiceIT {
     UUID eventId = TestEvents.timeUuid();
     events.publish(topic, eventId, poster, "subject " + word, "a story");
 
-    JsonArray senders = SolrIndexIT.eventually(() -> get("/outbound?keywords=" + word).bodyAsJsonArray(),
+    JsonArray senders = eventually(() -> get("/outbound?keywords=" + word).bodyAsJsonArray(),
         a -> a.size() == 1);
     assertEquals(new JsonArray().add("/participant/" + poster), senders);
 
     // the same event again (a redelivery), then a marker behind it on the same partition (same key)
     events.publish(topic, eventId, poster, "subject " + word, "a story");
     events.publish(topic, TestEvents.timeUuid(), poster, "marker " + word, "marker");
-    JsonArray posts = SolrIndexIT.eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(),
+    JsonArray posts = eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(),
         a -> a.size() >= 2);
     assertEquals(2, posts.size(), "one document per eventId: " + posts);
     JsonObject original = posts.getJsonObject(1);
@@ -93,9 +94,9 @@ class SearchServiceIT {
     // a malformed event is skipped (it can never succeed) without blocking the partition behind it
     events.publishRaw(topic, Long.toString(poster), "{not json");
     events.publish(topic, TestEvents.timeUuid(), poster, "after " + word, "after");
-    SolrIndexIT.eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(), a -> a.size() == 3);
+    eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(), a -> a.size() == 3);
 
-    Map<Integer, Long> lag = SolrIndexIT.eventually(SearchServiceIT::uncommitted, m -> m.values().stream().allMatch(l -> l == 0));
+    Map<Integer, Long> lag = eventually(SearchServiceIT::uncommitted, m -> m.values().stream().allMatch(l -> l == 0));
     assertEquals(3, lag.size());
 
     String metrics = get("/metrics").bodyAsString();
@@ -147,12 +148,6 @@ class SearchServiceIT {
           }));
     } catch (Exception e) {
       throw new IllegalStateException(e);
-    }
-  }
-
-  static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
     }
   }
 }

@@ -13,12 +13,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.UUID;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.eventually;
 
 /** SolrIndex against the stack's real Solr core `outbound`: indexing, idempotency and query escaping. */
 class SolrIndexIT {
@@ -110,17 +109,5 @@ class SolrIndexIT {
 
   private static OutboundPostedEvent event(long participantId, String subject, String story) {
     return new OutboundPostedEvent(TestEvents.timeUuid(), participantId, subject, story, System.currentTimeMillis());
-  }
-
-  /** Solr makes documents searchable within ~1 s (commitWithin): poll up to 15 s. */
-  static <T> T eventually(Supplier<T> probe, java.util.function.Predicate<T> done) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 15_000;
-    T last = probe.get();
-    while (!done.test(last) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(250);
-      last = probe.get();
-    }
-    assertTrue(done.test(last), "condition not reached within 15 s, last value: " + last);
-    return last;
   }
 }

@@ -9,9 +9,9 @@ import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.http.ServiceMetrics;
 import newsfeed.common.testing.StackEnv;
 
-import java.net.ServerSocket;
 import java.util.HashMap;
 import java.util.Map;
+import static newsfeed.common.testing.Waiting.freePort;
 
 /**
  * The social-graph verticle deployed in the test's Vert.x on a free port, configured like production from
@@ -91,11 +91,5 @@ final class RunningService {
       }
     }
     return 0;
-  }
-
-  static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
   }
 }

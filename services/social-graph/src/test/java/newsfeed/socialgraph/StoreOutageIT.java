@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.freePort;
 
 /**
  * Store outages, with the service pointed at a closed port or at a relay the test cuts: without Redis everything
@@ -80,7 +81,7 @@ class StoreOutageIT {
   @Test
   void aFriendshipMadeWhileRedisIsDownIsVisibleEverywhereOnceItIsBack() throws Exception {
     URI redis = URI.create(StackEnv.get("REDIS_URL"));
-    int relayPort = RunningService.freePort();
+    int relayPort = freePort();
     TcpRelay relay = new TcpRelay(vertx, relayPort, redis.getHost(), redis.getPort());
     relay.start();
     RunningService viaRelay = RunningService.deploy(vertx, Map.of("REDIS_URL", "redis://127.0.0.1:" + relayPort));
