@@ -73,6 +73,13 @@ stop_store() {
     kill -KILL "$pid" 2>/dev/null || true
     while alive "$pid"; do sleep 0.1; done
   fi
+  # A JVM's main thread shows as a zombie while its other threads still exit (unmapping Cassandra's files takes a
+  # while), and until the last one is gone its sockets still listen: a restart right away found its port taken.
+  # Stopped means the ports are free too (bounded: a port someone else holds is bring_up's error to report).
+  local p port_deadline=$((SECONDS + 10))
+  for p in $(store_ports "$s"); do
+    while port_open "$p" && [ $SECONDS -lt $port_deadline ]; do sleep 0.1; done
+  done
   rm -f "$(pid_file "$s")"
   log "$s stopped (pid $pid)"
 }

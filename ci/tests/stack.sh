@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Suite "stack": brings up the real local stores in a fresh run dir (ci/stack.sh up), talks to each with a
 # real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), exercises the
-# single-store stop/start used by fault tests, then `down` and checks that every process is gone.
+# single-store stop/start used by fault tests and a back-to-back restart, then `down` and checks that every
+# process is gone.
 # Usage: ci/tests/stack.sh   (NEWSFEED_PORT_OFFSET defaults to 500 so it never meets a dev stack)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -127,6 +128,12 @@ stop_start_single_store() {
     ci/stack.sh status >/dev/null
 }
 
+# stop and start back to back: the new JVM must not find the old one's ports still held by its exiting threads
+restart_store_right_away() {
+  local old; old=$(store_pid cassandra)
+  ci/stack.sh restart-store cassandra 2>/dev/null && ! alive "$old" && cassandra_insert_select
+}
+
 down_stops_everything() {
   local pids pid
   pids=$(cut -d' ' -f1 "$STACK_DIR"/pids/*.pid)
@@ -151,6 +158,7 @@ if [ "$failed" -eq 0 ]; then
   check "solr: add a document, find it by a stemmed query" solr_add_query
   check "up again is a no-op" up_again_is_noop
   check "stop-store/start-store redis" stop_start_single_store
+  check "restart-store cassandra" restart_store_right_away
 fi
 check "down stops every process" down_stops_everything
 echo "stack: $passed passed, $failed failed"
