@@ -21,7 +21,8 @@ import io.netty.util.concurrent.Future;
  * threads of its own. A query and its response then stay on the thread that sent it; otherwise each crosses to a
  * driver I/O thread and back, two thread wake-ups per query. Socket options, the admin executor, the timer and the
  * allocator stay the driver's defaults ({@code defaults}), which also owns (and on close shuts down) only its own
- * executors: the event loop belongs to Vert.x.
+ * executors: the event loop belongs to Vert.x. The defaults' own I/O group is never given a channel, so its
+ * threads never start (Netty starts an event loop's thread on its first task).
  */
 final class EventLoopNettyOptions implements NettyOptions {
   private final NettyOptions defaults;
