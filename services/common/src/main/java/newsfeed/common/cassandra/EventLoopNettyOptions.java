@@ -22,7 +22,8 @@ import io.netty.util.concurrent.Future;
  * driver I/O thread and back, two thread wake-ups per query. Socket options, the admin executor, the timer and the
  * allocator stay the driver's defaults ({@code defaults}), which also owns (and on close shuts down) only its own
  * executors: the event loop belongs to Vert.x. The defaults' own I/O group is never given a channel, so its
- * threads never start (Netty starts an event loop's thread on its first task).
+ * threads do not run while the session is open (Netty starts an event loop's thread on its first task; closing
+ * the session starts them only to shut them down).
  */
 final class EventLoopNettyOptions implements NettyOptions {
   private final NettyOptions defaults;
