@@ -11,6 +11,7 @@ import io.vertx.cassandra.CassandraClient;
 import com.datastax.oss.driver.api.core.CqlSession;
 import io.vertx.cassandra.CassandraClientOptions;
 import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.ContextInternal;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,13 +127,25 @@ class InboundRepositoryIT {
   @Test
   void driverResponsesArriveOnTheEventLoopOfTheContextThatMadeTheOptions() throws Exception {
     String contactPoints = StackEnv.get("CASSANDRA_CONTACT_POINTS");
-    assertTrue(respondsOnContextEventLoop(cassandraConfig(contactPoints)));
+    assertTrue(respondsOnContextEventLoop(vertx, cassandraConfig(contactPoints)));
     CassandraConfig c = cassandraConfig(contactPoints);
     CassandraConfig ownThreads = new CassandraConfig(c.contactPoints(), c.localDc(), c.keyspace(), null, null, false);
-    assertFalse(respondsOnContextEventLoop(ownThreads));
+    assertFalse(respondsOnContextEventLoop(vertx, ownThreads));
   }
 
-  private static boolean respondsOnContextEventLoop(CassandraConfig config) throws Exception {
+  /** The services run Vert.x's native transport (epoll here, on Linux): the driver's connection joins it. */
+  @Test
+  void onTheNativeTransportDriverResponsesArriveOnTheEventLoopToo() throws Exception {
+    Vertx epoll = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
+    try {
+      assertTrue(epoll.isNativeTransportEnabled(), "no native transport: " + epoll.unavailableNativeTransportCause());
+      assertTrue(respondsOnContextEventLoop(epoll, cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS"))));
+    } finally {
+      epoll.close().await();
+    }
+  }
+
+  private static boolean respondsOnContextEventLoop(Vertx vertx, CassandraConfig config) throws Exception {
     ContextInternal context = (ContextInternal) vertx.getOrCreateContext();
     CompletableFuture<CassandraClientOptions> options = new CompletableFuture<>();
     context.runOnContext(v -> options.complete(config.clientOptions(vertx)));

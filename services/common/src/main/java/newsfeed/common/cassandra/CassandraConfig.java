@@ -33,13 +33,13 @@ public record CassandraConfig(List<InetSocketAddress> contactPoints, String loca
 
   /**
    * The options of a client created in a verticle: its connections on the verticle's event loop when
-   * {@code ioOnEventLoop} and Vert.x runs the NIO transport, otherwise on the driver's own I/O threads.
+   * {@code ioOnEventLoop} and Vert.x runs the NIO or the epoll transport, otherwise on the driver's own I/O threads.
    */
   public CassandraClientOptions clientOptions(Vertx vertx) {
-    if (!ioOnEventLoop || vertx.isNativeTransportEnabled()) {
+    EventLoop loop = ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
+    if (!ioOnEventLoop || EventLoopNettyOptions.socketChannelFor(loop) == null) {
       return clientOptions();
     }
-    EventLoop loop = ((ContextInternal) vertx.getOrCreateContext()).nettyEventLoop();
     return configure(new CassandraClientOptions(EventLoopNettyOptions.sessionBuilder(loop)));
   }
 

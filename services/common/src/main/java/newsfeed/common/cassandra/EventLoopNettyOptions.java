@@ -11,6 +11,10 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.Timer;
 import io.netty.util.concurrent.EventExecutorGroup;
@@ -28,22 +32,41 @@ import io.netty.util.concurrent.Future;
 final class EventLoopNettyOptions implements NettyOptions {
   private final NettyOptions defaults;
   private final EventLoop loop;
+  private final Class<? extends Channel> channelClass;
 
-  /** {@code loop} must run Vert.x's NIO transport (a {@link NioSocketChannel} registers with it). */
-  EventLoopNettyOptions(NettyOptions defaults, EventLoop loop) {
+  /** {@code channelClass}: a socket channel that registers with {@code loop} ({@link #socketChannelFor}). */
+  EventLoopNettyOptions(NettyOptions defaults, EventLoop loop, Class<? extends Channel> channelClass) {
     this.defaults = defaults;
     this.loop = loop;
+    this.channelClass = channelClass;
   }
 
-  /** A session builder whose sessions use these options on {@code loop}. */
+  /**
+   * The socket channel that registers with {@code loop}: NIO's, or epoll's when Vert.x runs its native transport
+   * on Linux; null for any other (kqueue, io_uring), whose connections then stay on the driver's own threads.
+   */
+  static Class<? extends Channel> socketChannelFor(EventLoop loop) {
+    if (loop instanceof IoEventLoop io) {
+      if (io.isIoType(NioIoHandler.class)) {
+        return NioSocketChannel.class;
+      }
+      if (io.isIoType(EpollIoHandler.class)) {
+        return EpollSocketChannel.class;
+      }
+    }
+    return null;
+  }
+
+  /** A session builder whose sessions use these options on {@code loop} ({@link #socketChannelFor} not null). */
   static CqlSessionBuilder sessionBuilder(EventLoop loop) {
+    Class<? extends Channel> channelClass = socketChannelFor(loop);
     return new CqlSessionBuilder() {
       @Override
       protected DriverContext buildContext(DriverConfigLoader configLoader, ProgrammaticArguments arguments) {
         return new DefaultDriverContext(configLoader, arguments) {
           @Override
           protected NettyOptions buildNettyOptions() {
-            return new EventLoopNettyOptions(super.buildNettyOptions(), loop);
+            return new EventLoopNettyOptions(super.buildNettyOptions(), loop, channelClass);
           }
         };
       }
@@ -57,7 +80,7 @@ final class EventLoopNettyOptions implements NettyOptions {
 
   @Override
   public Class<? extends Channel> channelClass() {
-    return NioSocketChannel.class;
+    return channelClass;
   }
 
   @Override
