@@ -133,7 +133,7 @@ class InboundRepositoryIT {
     assertFalse(respondsOnContextEventLoop(vertx, ownThreads));
   }
 
-  /** With NATIVE_TRANSPORT a service runs Vert.x's native transport (epoll on Linux): the driver joins that loop too. */
+  /** With NATIVE_TRANSPORT a service runs Vert.x's native transport (epoll on Linux): the driver joins that too. */
   @Test
   void onTheNativeTransportDriverResponsesArriveOnTheEventLoopToo() throws Exception {
     Vertx epoll = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
