@@ -4,7 +4,8 @@
   server_metrics.py snapshot FILE URL...   save the metrics of every service URL (http://127.0.0.1:<port>)
   server_metrics.py diff BEFORE AFTER      print one JSON object for the window between the two snapshots:
       {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ...,
-       "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind}
+       "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind,
+       "cache_hits": {"<cache>": share of lookups that hit, e.g. inbound's first pages}}
 
 Quantiles are interpolated inside the histogram buckets the way PromQL's histogram_quantile does, from the
 bucket counts' increase over the window (newsfeed_http_server_requests_seconds: the time from the request's
@@ -18,7 +19,7 @@ import urllib.request
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)')
 LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 WANTED = ("newsfeed_http_server_requests_seconds_bucket", "newsfeed_fanout_delay_seconds_count",
-          "newsfeed_fanout_delay_seconds_sum", "newsfeed_kafka_consumer_lag_records")
+          "newsfeed_fanout_delay_seconds_sum", "newsfeed_kafka_consumer_lag_records", "newsfeed_cache_requests_total")
 SKIPPED_ROUTES = ("/health/live", "/health/ready", "/metrics")
 
 
@@ -63,6 +64,7 @@ def diff(before_path, after_path):
     before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in json.load(open(before_path))}
     result, routes, lag = {}, {}, 0.0
     fanout = {"count": 0.0, "sum": 0.0}
+    lookups = {}                                     # cache -> {"hit": n, "miss": n}
     for name, labels, value in json.load(open(after_path)):
         delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
         if name == "newsfeed_http_server_requests_seconds_bucket":
@@ -78,6 +80,9 @@ def diff(before_path, after_path):
             fanout["sum"] += delta
         elif name == "newsfeed_kafka_consumer_lag_records":
             lag += value
+        elif name == "newsfeed_cache_requests_total":
+            counts = lookups.setdefault(labels.get("cache"), {})
+            counts[labels.get("result")] = counts.get(labels.get("result"), 0.0) + delta
     for key, by_bound in sorted(routes.items()):
         buckets = sorted(by_bound.items())
         n = buckets[-1][1]
@@ -88,6 +93,10 @@ def diff(before_path, after_path):
     if fanout["count"] > 0:
         result["fanout_ms"] = round(1000 * fanout["sum"] / fanout["count"], 1)
     result["lag"] = int(lag)
+    hits = {cache: round(c.get("hit", 0.0) / (c.get("hit", 0.0) + c.get("miss", 0.0)), 3)
+            for cache, c in sorted(lookups.items()) if c.get("hit", 0.0) + c.get("miss", 0.0) > 0}
+    if hits:
+        result["cache_hits"] = hits
     print(json.dumps(result, separators=(",", ":")))
 
 

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * Fans each "outbound posted" event out to the poster's friends: one inbound row per friend, written in small
  * unlogged batches (up to {@code batchRows} friends and {@link #BATCH_BYTES} per request). Events of a batch run
  * concurrently; all writes share one limiter so a 100k-friend post cannot flood Cassandra. The batch succeeds
- * only when every row of every event is written, which is what lets the consumer commit.
+ * only when every row of every event is written, which is what lets the consumer commit. After each request the
+ * friends' cached first pages are invalidated (never failing: see {@link FeedCache#invalidate}).
  */
 public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor {
   /**
@@ -30,6 +31,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   private final FriendsClient friends;
   private final InboundRepository repository;
+  private final FeedCache cache;
   private final AsyncLimiter events;
   private final AsyncLimiter writes;
   private final Timer fanoutDelay;
@@ -39,10 +41,11 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private final int batchRows;
 
   /** {@code batchRows}: friends per write request at most (1 = a request per row). */
-  public FanoutProcessor(FriendsClient friends, InboundRepository repository, MeterRegistry registry,
-                         int concurrentEvents, int concurrentWrites, int batchRows) {
+  public FanoutProcessor(FriendsClient friends, InboundRepository repository, FeedCache cache,
+                         MeterRegistry registry, int concurrentEvents, int concurrentWrites, int batchRows) {
     this.friends = friends;
     this.repository = repository;
+    this.cache = cache;
     this.events = new AsyncLimiter(concurrentEvents);
     this.writes = new AsyncLimiter(concurrentWrites);
     this.fanoutDelay = Timer.builder("newsfeed.fanout.delay").register(registry);
@@ -95,7 +98,8 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
       List<Long> chunk = friendIds.subList(from, Math.min(friendIds.size(), from + rows));
       inserts.add(writes.submit(() -> failed[0]
           ? Future.failedFuture("fan-out of " + event.eventId() + " abandoned after an earlier failure")
-          : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true)));
+          : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true)
+              .compose(v -> cache.invalidate(chunk))));
     }
     return Future.all(inserts).map(friendIds.size());
   }

@@ -3,6 +3,7 @@ package newsfeed.inbound;
 import newsfeed.common.Env;
 import newsfeed.common.cassandra.CassandraConfig;
 import newsfeed.common.kafka.ConsumerTuning;
+import newsfeed.common.redis.RedisConfig;
 
 import java.time.Duration;
 import java.util.Map;
@@ -12,7 +13,8 @@ public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrac
                             CassandraConfig cassandra,
                             String kafkaBootstrapServers, String kafkaTopic, String kafkaGroupId,
                             ConsumerTuning kafkaConsumer, String socialGraphUrl, int fanoutConcurrentEvents,
-                            int fanoutConcurrentWrites, int fanoutBatchRows) {
+                            int fanoutConcurrentWrites, int fanoutBatchRows, RedisConfig redis,
+                            Duration cacheTtl) {
 
   public static InboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -29,6 +31,9 @@ public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrac
         e.integer("INBOUND_FANOUT_EVENTS", 16, 1, 1024),
         e.integer("INBOUND_FANOUT_WRITES", 256, 1, 4096),
         // 10: Cassandra's default unlogged_batch_across_partitions_warn_threshold; 1 turns batching off
-        e.integer("INBOUND_FANOUT_BATCH_ROWS", 10, 1, 100));
+        e.integer("INBOUND_FANOUT_BATCH_ROWS", 10, 1, 100),
+        RedisConfig.fromEnv(e),
+        // 0 turns the feed cache off (no Redis connection at all)
+        Duration.ofSeconds(e.integer("INBOUND_CACHE_TTL_SECONDS", 60, 0, 24 * 3600)));
   }
 }

@@ -13,16 +13,20 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * `GET /participant/:id/inbound?limit=&cursor=`: the participant's feed, newest first, as a plain JSON array of
- * {from,to,occurred,subject,story}; `X-Next-Cursor` is set when there is a next page.
+ * {from,to,occurred,subject,story}; `X-Next-Cursor` is set when there is a next page. First pages of the default
+ * size come from the {@link FeedCache} when it has them, and fill it when it does not.
  */
 public final class InboundHandler {
   private final InboundRepository repository;
+  private final FeedCache cache;
   private final ParticipantClient participants;
   private final Timer loadOk;
   private final Timer loadError;
 
-  public InboundHandler(InboundRepository repository, ParticipantClient participants, MeterRegistry registry) {
+  public InboundHandler(InboundRepository repository, FeedCache cache, ParticipantClient participants,
+                        MeterRegistry registry) {
     this.repository = repository;
+    this.cache = cache;
     this.participants = participants;
     this.loadOk = operation(registry, "success");
     this.loadError = operation(registry, "error");
@@ -42,12 +46,34 @@ public final class InboundHandler {
       e.send(ctx);
       return;
     }
+    if (!cache.covers(page)) {
+      load(ctx, page, null);
+      return;
+    }
+    FeedPage.Request request = page;
+    cache.get(page.participantId()).onSuccess(lookup -> {
+      if (lookup.hit()) {
+        lookup.value().send(ctx);
+      } else {
+        load(ctx, request, lookup.stamp());
+      }
+    });
+  }
+
+  // from Cassandra; a non-empty page fills the cache when the lookup gave a stamp (an empty one may be a 404)
+  private void load(RoutingContext ctx, FeedPage.Request page, String stamp) {
     long start = System.nanoTime();
     repository.page(page.participantId(), page.before(), page.fetchSize())
         .andThen(ar -> (ar.succeeded() ? loadOk : loadError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
         .compose(rows -> rows.isEmpty() && page.before() == null
             ? requireParticipant(page.participantId()).map(rows) : Future.succeededFuture(rows))
-        .onSuccess(rows -> FeedPage.respond(ctx, rows, page.limit()))
+        .onSuccess(rows -> {
+          FeedPage.Body body = FeedPage.render(rows, page.limit());
+          body.send(ctx);
+          if (stamp != null && !rows.isEmpty()) {
+            cache.put(page.participantId(), stamp, body);
+          }
+        })
         .onFailure(err -> ApiError.from(err, "cassandra").send(ctx));
   }
 

@@ -9,19 +9,25 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.redis.client.Redis;
+import newsfeed.common.redis.RedisStore;
+import newsfeed.common.redis.StampedCache;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 /**
  * The inbound service: the `newsfeed-inbound` consumer that fans posts out into friends' feeds, and the HTTP
- * API that reads those feeds.
+ * API that reads those feeds, their first pages cached in Redis. Readiness checks Cassandra only: the cache is an
+ * optimisation the service works without.
  */
 public final class InboundVerticle extends VerticleBase {
   private final InboundConfig config;
   private final PrometheusMeterRegistry registry;
   private CassandraClient cassandra;
   private WebClient web;
+  private RedisStore redis;
+  private FeedCache cache;
   private EventConsumer consumer;
   private HttpServer server;
 
@@ -35,14 +41,21 @@ public final class InboundVerticle extends VerticleBase {
     cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions(vertx));
     web = HttpBootstrap.webClient(vertx, "newsfeed-inbound", 32);
     InboundRepository repository = new InboundRepository(cassandra, registry);
+    if (config.cacheTtl().isZero()) {
+      cache = FeedCache.off();
+    } else {
+      redis = new RedisStore(Redis.createClient(vertx, config.redis().options()), registry,
+          config.redis().timeout().toMillis());
+      cache = new FeedCache(new StampedCache(vertx, redis, "inbound", FeedCache.PREFIX, config.cacheTtl(), registry));
+    }
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
-    FanoutProcessor fanout = new FanoutProcessor(friends, repository, registry,
+    FanoutProcessor fanout = new FanoutProcessor(friends, repository, cache, registry,
         config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites(), config.fanoutBatchRows());
 
     consumer = new EventConsumer(vertx, registry, "inbound", config.kafkaBootstrapServers(), config.kafkaTopic(),
         config.kafkaGroupId(), 100, config.kafkaConsumer(), fanout);
 
-    InboundHandler inbound = new InboundHandler(repository, new ParticipantClient(web, config.socialGraphUrl()),
+    InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
     Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
     router.get("/participant/:id/inbound").handler(inbound::get);
@@ -59,6 +72,10 @@ public final class InboundVerticle extends VerticleBase {
   public Future<?> stop() {
     return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> consumer.stop(config.shutdownGrace()))
+        .transform(ar -> {
+          cache.close();
+          return redis == null ? Future.succeededFuture() : redis.close();
+        })
         .transform(ar -> cassandra.close())
         .transform(ar -> HttpBootstrap.close(web));
   }

@@ -10,9 +10,14 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
 import newsfeed.common.Env;
 import newsfeed.common.http.ServiceMetrics;
 import newsfeed.common.kafka.ConsumerTuning;
+import newsfeed.common.redis.RedisConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -36,12 +41,14 @@ import static newsfeed.common.testing.Waiting.freePort;
 /**
  * The whole inbound service on real Kafka and Cassandra, with friendships from the running social-graph service
  * (SOCIAL_GRAPH_URL): fan-out to every friend, no duplicate on redelivery, no skipped event while social-graph is
- * unreachable, paging and the 400/404 answers.
+ * unreachable, paging and the 400/404 answers; the first-page cache in Redis: filled by a read, served, made stale
+ * by fan-out, never answering with a page stamped before the last write, and bypassed while Redis is away.
  */
 class InboundServiceIT {
   private static Vertx vertx;
   private static TestEvents events;
   private static WebClient http;
+  private static Redis redis;
   private static SocialGraphApi socialGraph;
   private static String topic;
   private static String group;
@@ -52,20 +59,22 @@ class InboundServiceIT {
   static void start() throws Exception {
     vertx = Vertx.vertx();
     http = WebClient.create(vertx);
+    redis = Redis.createClient(vertx, StackEnv.get("REDIS_URL"));
     socialGraph = new SocialGraphApi(http, StackEnv.get("SOCIAL_GRAPH_URL"));
     events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
     topic = events.createTopic("it-inbound", 3);
     group = "it-inbound-" + UUID.randomUUID();
     port = freePort();
-    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"));
+    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
   }
 
-  private static String deploy(String socialGraphUrl) {
+  private static String deploy(String socialGraphUrl, String redisUrl) {
     InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
         InboundRepositoryIT.cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
         StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
         // the default fetches (the broker holds them up to 20 ms to fill 16 KiB): every feed must still be reached
-        ConsumerTuning.fromEnv(new Env(Map.of())), socialGraphUrl, 16, 256, 10);
+        ConsumerTuning.fromEnv(new Env(Map.of())), socialGraphUrl, 16, 256, 10,
+        RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", redisUrl, "REDIS_TIMEOUT_MS", "200"))), Duration.ofSeconds(60));
     return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }
 
@@ -136,7 +145,7 @@ class InboundServiceIT {
     socialGraph.befriend(poster, friend);
 
     vertx.undeploy(deploymentId).await();
-    deploymentId = deploy("http://127.0.0.1:1");   // nothing listens there: every friends lookup fails
+    deploymentId = deploy("http://127.0.0.1:1", StackEnv.get("REDIS_URL"));   // nothing there: every friends lookup fails
     long before = uncommitted(group);
     events.publish(topic, TestEvents.timeUuid(), poster, "during outage", "kept");
     Thread.sleep(4_000);
@@ -146,7 +155,7 @@ class InboundServiceIT {
     assertTrue(metrics.contains("newsfeed_events_total{event=\"failed\",service=\"inbound\"}"), metrics);
 
     vertx.undeploy(deploymentId).await();
-    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"));
+    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
     JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() == 1);
     assertEquals("during outage", feed.getJsonObject(0).getString("subject"));
     eventually(() -> uncommitted(group), n -> n == 0);
@@ -168,6 +177,83 @@ class InboundServiceIT {
     assertEquals(200, get("/health/live").statusCode());
     HttpResponse<Buffer> ready = get("/health/ready");
     assertEquals(200, ready.statusCode(), ready.bodyAsString());
+  }
+
+  @Test
+  void aFirstPageIsCachedServedFromRedisAndMadeStaleByTheNextFanOut() throws Exception {
+    long poster = socialGraph.createParticipant("cached poster");
+    long reader = socialGraph.createParticipant("cached reader");
+    socialGraph.befriend(poster, reader);
+    events.publish(topic, TestEvents.timeUuid(), poster, "one", "first");
+    eventually(() -> inbound(reader, ""), a -> a.size() == 1);
+    String key = FeedCache.key(reader);
+    redisCall(Request.cmd(Command.DEL).arg(key));
+
+    HttpResponse<Buffer> miss = get("/participant/" + reader + "/inbound");
+    assertEquals(200, miss.statusCode(), miss.bodyAsString());
+    String cached = eventually(() -> redisGet(key), v -> v != null);
+    assertTrue(cached.endsWith("|" + miss.bodyAsString()), "the page is cached as it was sent: " + cached);
+    assertEquals(miss.bodyAsString(), get("/participant/" + reader + "/inbound?limit=20").bodyAsString());
+
+    // a hit is served from Redis as it stands: replace the page (same stamp) and see it come back
+    String stamp = cached.substring(0, cached.indexOf('|'));
+    String marked = "[{\"subject\":\"from the cache\"}]";
+    redisCall(Request.cmd(Command.SET).arg(key).arg(stamp + "|Y3Vyc29y|" + marked));
+    HttpResponse<Buffer> hit = get("/participant/" + reader + "/inbound");
+    assertEquals(marked, hit.bodyAsString());
+    assertEquals("Y3Vyc29y", hit.getHeader("X-Next-Cursor"));
+    assertEquals("application/json", hit.getHeader("Content-Type"));
+    assertEquals(1, inbound(reader, "").size(), "other page sizes are read from Cassandra");
+
+    // fan-out makes it stale: the next default read shows the new post
+    events.publish(topic, TestEvents.timeUuid(), poster, "two", "second");
+    JsonArray fresh = eventually(() -> get("/participant/" + reader + "/inbound").bodyAsJsonArray(),
+        a -> a.size() == 2);
+    assertEquals("two", fresh.getJsonObject(0).getString("subject"));
+
+    // a page stamped with an older generation (a slow reader's fill after a write) is never served
+    String generation = redisGet(FeedCache.PREFIX + "-gen:" + reader);
+    assertNotNull(generation, "fan-out stamped a generation");
+    redisCall(Request.cmd(Command.SET).arg(key).arg("older|" + "|" + marked));
+    assertEquals(2, get("/participant/" + reader + "/inbound").bodyAsJsonArray().size());
+
+    String metrics = get("/metrics").bodyAsString();
+    assertTrue(metrics.contains("newsfeed_cache_requests_total{cache=\"inbound\",result=\"hit\",service=\"inbound\"}"),
+        metrics);
+  }
+
+  @Test
+  void withoutRedisFeedsAreReadFromCassandraAndFanOutGoesOn() throws Exception {
+    long poster = socialGraph.createParticipant("poster without cache");
+    long reader = socialGraph.createParticipant("reader without cache");
+    socialGraph.befriend(poster, reader);
+
+    vertx.undeploy(deploymentId).await();
+    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), "redis://127.0.0.1:" + freePort());
+    try {
+      events.publish(topic, TestEvents.timeUuid(), poster, "no cache", "still delivered");
+      JsonArray feed = eventually(() -> get("/participant/" + reader + "/inbound").bodyAsJsonArray(),
+          a -> a.size() == 1);
+      assertEquals("no cache", feed.getJsonObject(0).getString("subject"));
+      eventually(() -> uncommitted(group), n -> n == 0);
+      assertEquals(200, get("/health/ready").statusCode(), "Redis is not a readiness dependency");
+      String metrics = get("/metrics").bodyAsString();
+      assertTrue(metrics.contains("newsfeed_cache_errors_total{cache=\"inbound\""), metrics);
+    } finally {
+      vertx.undeploy(deploymentId).await();
+      deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
+    }
+    // back on Redis: the invalidation missed while it was away cannot leave an old page behind (none was cached)
+    assertEquals(1, get("/participant/" + reader + "/inbound").bodyAsJsonArray().size());
+  }
+
+  private static Response redisCall(Request request) {
+    return redis.send(request).await();
+  }
+
+  private static String redisGet(String key) {
+    Response r = redisCall(Request.cmd(Command.GET).arg(key));
+    return r == null ? null : r.toString();
   }
 
   private static JsonArray inbound(long participant, String query) {

@@ -52,7 +52,7 @@ class LargeFanoutIT {
     OutboundPostedEvent event = new OutboundPostedEvent(TestEvents.timeUuid(), base - 1, "big", "fan-out",
         System.currentTimeMillis());
     FanoutProcessor fanout = new FanoutProcessor(new FriendsClient(WebClient.create(vertx), "http://127.0.0.1:1",
-        new SimpleMeterRegistry()), repository, new SimpleMeterRegistry(), 4, 256, 10);
+        new SimpleMeterRegistry()), repository, FeedCache.off(), new SimpleMeterRegistry(), 4, 256, 10);
 
     // the limiter is single-threaded by design: drive it from the event loop like the consumer does
     Future<Integer> written = Future.<Future<Integer>>future(p -> vertx.runOnContext(v -> p.complete(

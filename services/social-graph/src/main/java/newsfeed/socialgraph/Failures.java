@@ -2,6 +2,7 @@ package newsfeed.socialgraph;
 
 import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.ApiError;
+import newsfeed.common.RateLimitedLog;
 import org.slf4j.LoggerFactory;
 
 /** Turns a failed operation into its answer: API errors as they are, anything else is PostgreSQL failing: 503. */

@@ -26,10 +26,10 @@ class SocialGraphConfigTest {
     assertEquals("newsfeed", c.pgUser());
     assertNull(c.pgPassword());
     assertEquals(16, c.pgPoolSize());
-    assertEquals("redis://localhost:6379", c.redisUrl());
-    assertNull(c.redisPassword());
+    assertEquals("redis://localhost:6379", c.redis().url());
+    assertNull(c.redis().password());
     assertEquals(Duration.ofSeconds(300), c.redisTtl());
-    assertEquals(Duration.ofMillis(250), c.redisTimeout());
+    assertEquals(Duration.ofMillis(250), c.redis().timeout());
   }
 
   @Test
@@ -49,10 +49,10 @@ class SocialGraphConfigTest {
     assertEquals("u", c.pgConnectOptions().getUser());
     assertEquals("secret", c.pgConnectOptions().getPassword());
     assertEquals(4, c.pgPoolSize());
-    assertEquals("redis://cache:16379/1", c.redisOptions().getEndpoint());
-    assertEquals("rsecret", c.redisOptions().getPassword());
+    assertEquals("redis://cache:16379/1", c.redis().options().getEndpoint());
+    assertEquals("rsecret", c.redis().options().getPassword());
     assertEquals(Duration.ofSeconds(60), c.redisTtl());
-    assertEquals(Duration.ofMillis(100), c.redisTimeout());
+    assertEquals(Duration.ofMillis(100), c.redis().timeout());
   }
 
   @Test

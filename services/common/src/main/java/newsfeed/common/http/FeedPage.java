@@ -52,13 +52,25 @@ public final class FeedPage {
     return new Request(id, limit, before);
   }
 
-  /** Answers the first {@code limit} rows of up to {@code limit + 1} fetched, with the cursor when more follow. */
-  public static void respond(RoutingContext ctx, List<? extends Entry> rows, int limit) {
+  /** A rendered page: the JSON array as sent and the `X-Next-Cursor` value, null on the last page. */
+  public record Body(String json, String nextCursor) {
+    public void send(RoutingContext ctx) {
+      if (nextCursor != null) {
+        ctx.response().putHeader("X-Next-Cursor", nextCursor);
+      }
+      ctx.response().putHeader("Content-Type", "application/json").end(json);
+    }
+  }
+
+  /** The first {@code limit} rows of up to {@code limit + 1} fetched, with the cursor when more follow. */
+  public static Body render(List<? extends Entry> rows, int limit) {
     JsonArray body = new JsonArray();
     rows.stream().limit(limit).forEach(r -> body.add(r.toJson()));
-    if (rows.size() > limit) {
-      ctx.response().putHeader("X-Next-Cursor", FeedCursor.encode(rows.get(limit - 1).occurred()));
-    }
-    ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
+    return new Body(body.encode(), rows.size() > limit ? FeedCursor.encode(rows.get(limit - 1).occurred()) : null);
+  }
+
+  /** Answers the first {@code limit} rows of up to {@code limit + 1} fetched, with the cursor when more follow. */
+  public static void respond(RoutingContext ctx, List<? extends Entry> rows, int limit) {
+    render(rows, limit).send(ctx);
   }
 }

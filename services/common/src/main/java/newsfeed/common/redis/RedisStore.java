@@ -1,4 +1,4 @@
-package newsfeed.socialgraph;
+package newsfeed.common.redis;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -19,8 +19,8 @@ import java.util.function.Supplier;
  * by REDIS_TIMEOUT_MS, and after a failure Redis is skipped for {@link #BACKOFF_MS} so a dead or black-holed Redis
  * costs at most one timeout per back-off period instead of one per request.
  */
-final class RedisStore {
-  static final long BACKOFF_MS = 1_000;
+public final class RedisStore {
+  public static final long BACKOFF_MS = 1_000;
 
   private final Redis redis;
   private final MeterRegistry registry;
@@ -28,26 +28,26 @@ final class RedisStore {
   private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
   private volatile long skipUntilNanos = System.nanoTime();
 
-  RedisStore(Redis redis, MeterRegistry registry, long timeoutMs) {
+  public RedisStore(Redis redis, MeterRegistry registry, long timeoutMs) {
     this.redis = redis;
     this.registry = registry;
     this.timeoutMs = timeoutMs;
   }
 
   /** False while backing off after a failure: callers then do without the cache. */
-  boolean available() {
+  public boolean available() {
     return System.nanoTime() - skipUntilNanos >= 0;
   }
 
-  Future<Response> send(String operation, Request request) {
+  public Future<Response> send(String operation, Request request) {
     return call(operation, () -> redis.send(request));
   }
 
-  Future<List<Response>> batch(String operation, List<Request> requests) {
+  public Future<List<Response>> batch(String operation, List<Request> requests) {
     return call(operation, () -> redis.batch(requests));
   }
 
-  Future<Void> close() {
+  public Future<Void> close() {
     return redis.close();
   }
 

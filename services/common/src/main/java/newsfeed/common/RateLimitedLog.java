@@ -1,4 +1,4 @@
-package newsfeed.socialgraph;
+package newsfeed.common;
 
 import org.slf4j.Logger;
 
@@ -8,17 +8,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * Logs a recurring failure (a store is down) once per interval per key with the count of the ones it skipped,
  * so an outage under load is visible in the logs without flooding them; the metrics still count every one.
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
   private final Logger log;
   private final long intervalNanos;
   private final ConcurrentHashMap<String, long[]> state = new ConcurrentHashMap<>();
 
-  RateLimitedLog(Logger log, long intervalMillis) {
+  public RateLimitedLog(Logger log, long intervalMillis) {
     this.log = log;
     this.intervalNanos = intervalMillis * 1_000_000;
   }
 
-  void warn(String key, String message, Throwable err) {
+  public void warn(String key, String message, Throwable err) {
     long now = System.nanoTime();
     long[] s = state.computeIfAbsent(key, k -> new long[] {now - intervalNanos, 0});
     synchronized (s) {

@@ -1,0 +1,235 @@
+package newsfeed.common.redis;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
+import newsfeed.common.RateLimitedLog;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+
+/**
+ * A cache-aside in Redis of values that writes make stale (a friend list, a feed page), keyed by a participant id.
+ * It never fails a request: a Redis error is counted (newsfeed_cache_errors_total{cache}), logged (rate-limited)
+ * and treated as a miss, and the store of record answers instead.
+ *
+ * <p>A write can never be undone by a slow reader: each write sets a fresh random generation key per id (and
+ * deletes the value) after the store of record has the write; a reader reads value and generation together (MGET)
+ * and fills the value stamped with the generation it saw before reading the store, and a value whose stamp differs
+ * from the current generation is a miss. Invalidations that cannot reach Redis are retried every {@link #RETRY_MS}
+ * until they do, and until then this instance reads those ids from the store only. (Other instances may serve such
+ * a value from the cache until the retry succeeds, i.e. for a Redis outage's tail; the TTL bounds everything else.)
+ */
+public final class StampedCache {
+  public static final String NO_GENERATION = "-";
+  static final long RETRY_MS = 500;
+  static final int MAX_PENDING = 100_000;
+  private static final int RETRY_BATCH = 500;
+
+  /** A hit (value), a miss to fill stamped with {@code stamp}, or neither: read the store and do not fill. */
+  public record Lookup<T>(T value, String stamp) {
+    public static <T> Lookup<T> bypass() {
+      return new Lookup<>(null, null);
+    }
+
+    public boolean hit() {
+      return value != null;
+    }
+  }
+
+  private final Vertx vertx;
+  private final RedisStore redis;
+  private final String cache;
+  private final String prefix;
+  private final long ttlSeconds;
+  private final long generationTtlSeconds;
+  private final MeterRegistry registry;
+  private final Counter hits;
+  private final Counter misses;
+  private final RateLimitedLog log = new RateLimitedLog(LoggerFactory.getLogger(StampedCache.class), 10_000);
+  private final Set<Long> pendingInvalidations = new LinkedHashSet<>();
+  private long retryTimer = -1;
+  private boolean retrying;
+
+  /**
+   * @param cache  the metrics' {@code cache} label
+   * @param prefix of the keys: the value of id 42 is {@code <prefix>:42}, its generation {@code <prefix>-gen:42}
+   */
+  public StampedCache(Vertx vertx, RedisStore redis, String cache, String prefix, Duration ttl,
+                      MeterRegistry registry) {
+    this.vertx = vertx;
+    this.redis = redis;
+    this.cache = cache;
+    this.prefix = prefix;
+    this.ttlSeconds = ttl.toSeconds();
+    // outlives every value stamped before it was set (TTL + the slowest possible fill), so an expired generation
+    // can never make an old stamp look current again
+    this.generationTtlSeconds = 2 * ttlSeconds + 300;
+    this.registry = registry;
+    this.hits = requests("hit");
+    this.misses = requests("miss");
+  }
+
+  private Counter requests(String result) {
+    return Counter.builder("newsfeed.cache.requests").tag("cache", cache).tag("result", result).register(registry);
+  }
+
+  public String valueKey(long id) {
+    return prefix + ":" + id;
+  }
+
+  public String generationKey(long id) {
+    return prefix + "-gen:" + id;
+  }
+
+  public long ttlSeconds() {
+    return ttlSeconds;
+  }
+
+  /** Never fails. {@code decode} turns a cached value into T, or null when it is unreadable (then a miss). */
+  public <T> Future<Lookup<T>> get(long id, Function<String, T> decode) {
+    if (!redis.available() || pendingInvalidations.contains(id)) {
+      misses.increment();
+      return Future.succeededFuture(Lookup.bypass());
+    }
+    return redis.send("get", Request.cmd(Command.MGET).arg(valueKey(id)).arg(generationKey(id))).map(r -> {
+      Lookup<T> lookup = lookup(string(r.get(0)), string(r.get(1)), decode);
+      (lookup.hit() ? hits : misses).increment();
+      return lookup;
+    }).recover(err -> {
+      failed("get", err);
+      misses.increment();
+      return Future.succeededFuture(Lookup.bypass());
+    });
+  }
+
+  /** Decides hit or miss from the cached value and the current generation (pure: unit-tested). */
+  public static <T> Lookup<T> lookup(String cached, String generation, Function<String, T> decode) {
+    String current = generation == null ? NO_GENERATION : generation;
+    if (cached != null) {
+      int bar = cached.indexOf('|');
+      if (bar > 0 && cached.substring(0, bar).equals(current)) {
+        T value = decode.apply(cached.substring(bar + 1));
+        if (value != null) {
+          return new Lookup<>(value, null);
+        }
+      }
+    }
+    return new Lookup<>(null, current);
+  }
+
+  /** Caches a value read from the store after the miss that gave {@code stamp}; fire and forget. */
+  public void put(long id, String stamp, String value) {
+    if (stamp == null || !redis.available() || pendingInvalidations.contains(id)) {
+      return;
+    }
+    redis.send("set", Request.cmd(Command.SET).arg(valueKey(id)).arg(stamp + "|" + value).arg("EX").arg(ttlSeconds))
+        .onFailure(err -> failed("set", err));
+  }
+
+  /**
+   * Makes the cached values of these ids stale; call it after the store of record has the write. Never fails:
+   * what cannot reach Redis now is retried in the background, and these ids are read from the store here until then.
+   */
+  public Future<Void> invalidate(Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    if (!redis.available()) {
+      remember(ids);
+      return Future.succeededFuture();
+    }
+    return sendInvalidation(ids).recover(err -> {
+      failed("delete", err);
+      remember(ids);
+      return Future.succeededFuture();
+    });
+  }
+
+  // one round trip: a new generation per id, then one DEL of all their values
+  private Future<Void> sendInvalidation(Collection<Long> ids) {
+    List<Request> requests = new ArrayList<>(ids.size() + 1);
+    Request delete = Request.cmd(Command.DEL);
+    for (long id : ids) {
+      String generation = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+      requests.add(Request.cmd(Command.SET).arg(generationKey(id)).arg(generation).arg("EX").arg(generationTtlSeconds));
+      delete.arg(valueKey(id));
+    }
+    requests.add(delete);
+    return redis.batch("delete", requests).mapEmpty();
+  }
+
+  private void remember(Collection<Long> ids) {
+    for (long id : ids) {
+      if (pendingInvalidations.size() >= MAX_PENDING) {
+        log.warn(cache + "-pending-overflow",
+            "too many pending " + cache + " cache invalidations, dropping some (the TTL bounds staleness)", null);
+        return;
+      }
+      pendingInvalidations.add(id);
+    }
+    if (retryTimer < 0) {
+      retryTimer = vertx.setPeriodic(RETRY_MS, t -> retryPending());
+    }
+  }
+
+  private void retryPending() {
+    if (retrying || !redis.available()) {
+      return;
+    }
+    if (pendingInvalidations.isEmpty()) {
+      vertx.cancelTimer(retryTimer);
+      retryTimer = -1;
+      return;
+    }
+    List<Long> batch = new ArrayList<>(Math.min(RETRY_BATCH, pendingInvalidations.size()));
+    for (Long id : pendingInvalidations) {
+      if (batch.size() == RETRY_BATCH) {
+        break;
+      }
+      batch.add(id);
+    }
+    retrying = true;
+    sendInvalidation(batch)
+        .onSuccess(v -> batch.forEach(pendingInvalidations::remove))
+        .onFailure(err -> failed("delete", err))
+        .onComplete(ar -> retrying = false);
+  }
+
+  /** Ids whose values still wait for an invalidation to reach Redis (for tests and logs). */
+  public int pendingInvalidations() {
+    return pendingInvalidations.size();
+  }
+
+  public void close() {
+    if (retryTimer >= 0) {
+      vertx.cancelTimer(retryTimer);
+    }
+    if (!pendingInvalidations.isEmpty()) {
+      LoggerFactory.getLogger(StampedCache.class).warn(
+          "stopping with {} {} cache invalidations that never reached Redis (stale for at most {} s)",
+          pendingInvalidations.size(), cache, ttlSeconds);
+    }
+  }
+
+  private void failed(String operation, Throwable err) {
+    Counter.builder("newsfeed.cache.errors").tag("cache", cache).tag("operation", operation)
+        .register(registry).increment();
+    log.warn(cache + "-" + operation, "cache " + cache + " " + operation + " failed, serving from the store", err);
+  }
+
+  private static String string(Response r) {
+    return r == null ? null : r.toString();
+  }
+}

@@ -1,0 +1,69 @@
+package newsfeed.common.redis;
+
+import newsfeed.common.redis.StampedCache.Lookup;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import newsfeed.common.Env;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class StampedCacheTest {
+  // a value is readable when it is a number
+  private static final Function<String, Integer> NUMBER = v -> v.matches("-?\\d+") ? Integer.valueOf(v) : null;
+
+  @Test
+  void keysCarryThePrefixAndTheId() {
+    StampedCache cache = new StampedCache(null, null, "things", "x:v1:thing", Duration.ofSeconds(5),
+        new SimpleMeterRegistry());
+    assertEquals("x:v1:thing:42", cache.valueKey(42));
+    assertEquals("x:v1:thing-gen:42", cache.generationKey(42));
+  }
+
+  @Test
+  void aValueStampedWithTheCurrentGenerationIsAHit() {
+    Lookup<Integer> hit = StampedCache.lookup("g1|17", "g1", NUMBER);
+    assertTrue(hit.hit());
+    assertEquals(17, hit.value());
+    assertNull(hit.stamp(), "a hit is never re-filled");
+    assertEquals(3, StampedCache.lookup("-|3", null, NUMBER).value(), "no generation yet: the '-' stamp");
+    // the value may itself contain bars: only the first one ends the stamp
+    assertEquals("a|b", StampedCache.lookup("g1|a|b", "g1", Function.identity()).value());
+  }
+
+  @Test
+  void aValueFromBeforeTheLastWriteIsAMissStampedWithTheCurrentGeneration() {
+    Lookup<Integer> stale = StampedCache.lookup("g1|17", "g2", NUMBER);
+    assertFalse(stale.hit());
+    assertEquals("g2", stale.stamp());
+    assertEquals(StampedCache.NO_GENERATION, StampedCache.lookup("g1|17", null, NUMBER).stamp(),
+        "the generation expired or was never set, but the value was written under one");
+    assertEquals("g3", StampedCache.lookup(null, "g3", NUMBER).stamp());
+    assertEquals("g1", StampedCache.lookup("g1|seventeen", "g1", NUMBER).stamp(), "an unreadable value is a miss");
+    assertEquals("g1", StampedCache.lookup("no-bar", "g1", NUMBER).stamp());
+    assertEquals("g1", StampedCache.lookup("|17", "g1", NUMBER).stamp(), "an empty stamp is no stamp");
+  }
+
+  @Test
+  void theRedisSettingsAreValidatedAndNeverPrintAPassword() {
+    RedisConfig c = RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", "redis://:url-secret@cache:6379/2",
+        "REDIS_PASSWORD", "redis-secret", "REDIS_TIMEOUT_MS", "120")));
+    assertEquals(Duration.ofMillis(120), c.timeout());
+    assertEquals("redis-secret", c.options().getPassword());
+    assertFalse(c.toString().contains("secret"), c.toString());
+    assertTrue(c.toString().contains("cache:6379/2"), c.toString());
+    for (String bad : new String[] {"http://cache:6379", "cache:6379", "redis://"}) {
+      IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+          () -> RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", bad))), bad);
+      assertTrue(e.getMessage().contains("REDIS_URL"), e.getMessage());
+    }
+  }
+}
