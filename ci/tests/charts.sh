@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Suite "charts": the Helm charts against a REAL Kubernetes API server.
 #  offline: dependency build, `helm lint --strict` (per values profile too), a security policy over the
-#           rendered manifests of every profile (ci/tests/charts/manifests.py security) and kubeconform
-#           (Kubernetes 1.34 schemas + schemas derived from the operators' CRDs);
+#           rendered manifests of every profile (ci/tests/charts/manifests.py security), the Redis wiring of
+#           the services that cache (manifests.py redis-clients) and kubeconform (Kubernetes 1.34 schemas +
+#           schemas derived from the operators' CRDs);
 #  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/control-plane.sh), the operators' CRDs
 #           from their Go module zips (ci/control-plane/crds.sh), then for every profile a real `helm install`
 #           into its own namespace, objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
@@ -160,6 +161,10 @@ for p in "${PROFILES[@]}"; do
      render "$c" "$f" "$ns" "$WORK/render/$ns/b.yaml" 2>> "$WORK/render/$ns/err"; then
     check "$name: security policy on the rendered pods (non-root, read-only FS, no escalation, drop ALL, seccomp, no token, secrets only)" \
       manifests security "$WORK/render/$ns/a.yaml" "$WORK/render/$ns/b.yaml"
+    if [ "$c" = "$UMBRELLA" ]; then
+      check "$name: social-graph and inbound read REDIS_URL from Secret $RELEASE-redis-auth, NetworkPolicies let them reach Redis" \
+        manifests redis-clients "$RELEASE" "$WORK/render/$ns/a.yaml"
+    fi
     check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
   else
     fail_now "$name: helm template"; sed 's/^/    /' "$WORK/render/$ns/err" | tail -n 20

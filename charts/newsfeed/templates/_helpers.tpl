@@ -310,7 +310,7 @@ secretKeyRef:
 
 {{/* Which stores a service uses. */}}
 {{- define "newsfeed.service.stores" -}}
-{{- $stores := dict "social-graph" (list "postgresql" "redis") "outbound" (list "cassandra" "kafka") "inbound" (list "cassandra" "kafka") "search" (list "kafka" "solr") -}}
+{{- $stores := dict "social-graph" (list "postgresql" "redis") "outbound" (list "cassandra" "kafka") "inbound" (list "cassandra" "kafka" "redis") "search" (list "kafka" "solr") -}}
 {{- join " " (index $stores .) -}}
 {{- end -}}
 
@@ -339,7 +339,7 @@ true
 {{- $messages = append $messages "cassandra.cluster.cassandra.datacenters needs at least one datacenter with metadata.name" -}}
 {{- end -}}
 {{- if and (include "newsfeed.store.used" (dict "store" "redis" "context" .)) (not .Values.redis.enabled) (not .Values.externalRedis.host) -}}
-{{- $messages = append $messages "redis.enabled=false needs externalRedis.host (social-graph's cache)" -}}
+{{- $messages = append $messages "redis.enabled=false needs externalRedis.host (social-graph's and inbound's caches)" -}}
 {{- end -}}
 {{- if and (include "newsfeed.store.used" (dict "store" "kafka" "context" .)) (not .Values.kafka.enabled) (not .Values.externalKafka.bootstrapServers) -}}
 {{- $messages = append $messages "kafka.enabled=false needs externalKafka.bootstrapServers (the outbound posted events)" -}}

@@ -14,8 +14,12 @@
                                 every Deployment has a ReplicaSet and as many Pods as its replicas
   expect RELEASE < `helm get values --all -o json`
                                 the umbrella's objects its values turn on: `resource name-regex min` lines
+  redis-clients RELEASE RENDER  the services that cache in Redis (social-graph, inbound) read REDIS_URL from
+                                Secret `<release>-redis-auth` key redis-url, which is rendered, and their
+                                NetworkPolicy (when rendered) lets them reach Redis
   summary RENDER                one `Kind name` line per object
 """
+import base64
 import json
 import os
 import re
@@ -27,6 +31,7 @@ SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|CREDENTIAL|PRIVAT
 # a password inside a URL, unless it is a `$(VAR)` reference to another (Secret-sourced) variable
 URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]*:(?!\$\([A-Za-z_][A-Za-z0-9_]*\)@)[^/@\s]+@")
 WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"}
+REDIS_CLIENTS = ("social-graph", "inbound")  # the services with a Redis cache (docs/contracts.md)
 
 
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -347,6 +352,69 @@ def cmd_expect(release):
     return 0
 
 
+def service_deployment(docs, service):
+    for d in docs:
+        labels = d.get("metadata", {}).get("labels") or {}
+        if d["kind"] == "Deployment" and labels.get("app.kubernetes.io/name") == service:
+            return d
+    return None
+
+
+def egress_reaches_redis(policy, release, port):
+    """An egress rule of the NetworkPolicy allows TCP `port` to the in-cluster Redis pods (or, for an external
+    Redis, to any peer or the configured externalStorePeers: a rule without `to`, or with a non-pod peer)."""
+    for rule in (policy.get("spec") or {}).get("egress") or []:
+        ports = rule.get("ports") or []
+        if ports and not any(p.get("port") == port and p.get("protocol", "TCP") == "TCP" for p in ports):
+            continue
+        peers = rule.get("to")
+        if not peers:
+            return True
+        for peer in peers:
+            match = (peer.get("podSelector") or {}).get("matchLabels") or {}
+            if "podSelector" not in peer or (match.get("app.kubernetes.io/name") == "redis"
+                                             and match.get("app.kubernetes.io/instance") == release):
+                return True
+    return False
+
+
+def cmd_redis_clients(release, path):
+    docs = load(path)
+    problems, checked = [], []
+    secret_name = f"{release}-redis-auth"
+    secret = next((d for d in docs if d["kind"] == "Secret" and name_of(d) == secret_name), None)
+    url = (secret or {}).get("data", {}).get("redis-url")
+    url = base64.b64decode(url).decode() if url else ""
+    port = re.search(r":(\d+)(/\d*)?$", url)
+    policies = {name_of(d): d for d in docs if d["kind"] == "NetworkPolicy"}
+    for service in REDIS_CLIENTS:
+        deploy = service_deployment(docs, service)
+        if deploy is None:
+            continue  # disabled in this profile
+        checked.append(service)
+        where = f"Deployment/{name_of(deploy)}"
+        env = {e.get("name"): e for c in (pod_spec(deploy) or {}).get("containers") or [] for e in c.get("env") or []}
+        ref = ((env.get("REDIS_URL") or {}).get("valueFrom") or {}).get("secretKeyRef") or {}
+        if (ref.get("name"), ref.get("key")) != (secret_name, "redis-url"):
+            problems.append(f"{where}: REDIS_URL not from Secret {secret_name} key redis-url "
+                            f"(got {env.get('REDIS_URL')})")
+        if not url:
+            problems.append(f"Secret/{secret_name} with key redis-url not rendered (read by {service})")
+        if policies:
+            name = f"{release}-netpol-{service}"
+            if name not in policies:
+                problems.append(f"NetworkPolicy/{name} not rendered (other NetworkPolicies are)")
+            elif not port or not egress_reaches_redis(policies[name], release, int(port.group(1))):
+                problems.append(f"NetworkPolicy/{name}: no egress to Redis ({url.split('@')[-1] or 'no URL'})")
+    for p in problems:
+        print(p)
+    print(f"checked {', '.join(checked) or 'no service'}, NetworkPolicies {'checked' if policies else 'not rendered'}: "
+          f"{len(problems)} problems")
+    # no service Deployment found at all: the labels this looks for changed, not a profile without services
+    services = [s for s in ("social-graph", "outbound", "inbound", "search") if service_deployment(docs, s)]
+    return 1 if problems or not services else 0
+
+
 def cmd_summary(path):
     for d in load(path):
         print(d["kind"], name_of(d))
@@ -372,6 +440,8 @@ def main(argv):
         return cmd_rollout()
     if len(argv) == 2 and argv[0] == "expect":
         return cmd_expect(argv[1])
+    if len(argv) == 3 and argv[0] == "redis-clients":
+        return cmd_redis_clients(argv[1], argv[2])
     if len(argv) == 2 and argv[0] == "summary":
         return cmd_summary(argv[1])
     print(__doc__, file=sys.stderr)
