@@ -4,8 +4,11 @@
 redis_start() {
   local dir=$STACK_DIR/redis; mkdir -p "$dir"
   local pid
+  # the process title names the run dir: Redis overwrites its argv and environment, and
+  # ci/experiment/cpu_split.py tells this run's processes from others' by that dir
   pid=$(spawn redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
-    --dir "$dir" --daemonize no --protected-mode yes --loglevel notice)
+    --dir "$dir" --daemonize no --protected-mode yes --loglevel notice \
+    --proc-title-template "{title} {listen-addr} $dir")
   record_pid redis "$pid"
 }
 
