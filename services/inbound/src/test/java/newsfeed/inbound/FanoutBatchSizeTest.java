@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class FanoutBatchSizeTest {
 
   private static int rows(int batchRows, String subject, String story) {
-    FanoutProcessor fanout = new FanoutProcessor(null, null, FeedCache.off(), new SimpleMeterRegistry(), 1, 1, batchRows);
+    FanoutProcessor fanout =
+        new FanoutProcessor(null, null, FeedCache.off(), new SimpleMeterRegistry(), 1, 1, batchRows);
     return fanout.rowsPerRequest(new OutboundPostedEvent(UUID.randomUUID(), 1, subject, story, 0));
   }
 

@@ -1,8 +1,12 @@
 package newsfeed.inbound;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import newsfeed.common.http.FeedPage;
+import newsfeed.common.redis.StampedCache;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -32,8 +36,8 @@ class FeedCacheTest {
 
   @Test
   void onlyFirstPagesOfTheDefaultSizeAreCovered() {
-    FeedCache cache = new FeedCache(new newsfeed.common.redis.StampedCache(null, null, "inbound", FeedCache.PREFIX,
-        java.time.Duration.ofSeconds(60), new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+    FeedCache cache = new FeedCache(new StampedCache(null, null, "inbound", FeedCache.PREFIX, Duration.ofSeconds(60),
+        new SimpleMeterRegistry()));
     assertTrue(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, null)));
     assertFalse(cache.covers(new FeedPage.Request(7, 10, null)), "another page size");
     assertFalse(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, CURSOR)), "a later page");
@@ -44,7 +48,8 @@ class FeedCacheTest {
   @Test
   void theCacheOffNeverTouchesRedis() {
     FeedCache off = FeedCache.off();
-    assertTrue(off.get(42).result().stamp() == null && !off.get(42).result().hit());
-    assertTrue(off.invalidate(java.util.List.of(1L, 2L)).succeeded());
+    assertNull(off.get(42).result().stamp(), "a bypass: nothing to fill");
+    assertFalse(off.get(42).result().hit());
+    assertTrue(off.invalidate(List.of(1L, 2L)).succeeded());
   }
 }

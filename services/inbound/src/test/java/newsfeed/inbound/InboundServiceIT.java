@@ -78,6 +78,12 @@ class InboundServiceIT {
     return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }
 
+  /** The service again with other endpoints (the same port, topic and group). */
+  private static void redeploy(String socialGraphUrl, String redisUrl) {
+    vertx.undeploy(deploymentId).await();
+    deploymentId = deploy(socialGraphUrl, redisUrl);
+  }
+
   @AfterAll
   static void stop() throws Exception {
     if (vertx != null) {
@@ -144,8 +150,7 @@ class InboundServiceIT {
     long friend = socialGraph.createParticipant("friend during outage");
     socialGraph.befriend(poster, friend);
 
-    vertx.undeploy(deploymentId).await();
-    deploymentId = deploy("http://127.0.0.1:1", StackEnv.get("REDIS_URL"));   // nothing there: every friends lookup fails
+    redeploy("http://127.0.0.1:1", StackEnv.get("REDIS_URL"));   // nothing listens there: every friends lookup fails
     long before = uncommitted(group);
     events.publish(topic, TestEvents.timeUuid(), poster, "during outage", "kept");
     Thread.sleep(4_000);
@@ -154,8 +159,7 @@ class InboundServiceIT {
     String metrics = get("/metrics").bodyAsString();
     assertTrue(metrics.contains("newsfeed_events_total{event=\"failed\",service=\"inbound\"}"), metrics);
 
-    vertx.undeploy(deploymentId).await();
-    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
+    redeploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
     JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() == 1);
     assertEquals("during outage", feed.getJsonObject(0).getString("subject"));
     eventually(() -> uncommitted(group), n -> n == 0);
@@ -228,8 +232,7 @@ class InboundServiceIT {
     long reader = socialGraph.createParticipant("reader without cache");
     socialGraph.befriend(poster, reader);
 
-    vertx.undeploy(deploymentId).await();
-    deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), "redis://127.0.0.1:" + freePort());
+    redeploy(StackEnv.get("SOCIAL_GRAPH_URL"), "redis://127.0.0.1:" + freePort());
     try {
       events.publish(topic, TestEvents.timeUuid(), poster, "no cache", "still delivered");
       JsonArray feed = eventually(() -> get("/participant/" + reader + "/inbound").bodyAsJsonArray(),
@@ -240,8 +243,7 @@ class InboundServiceIT {
       String metrics = get("/metrics").bodyAsString();
       assertTrue(metrics.contains("newsfeed_cache_errors_total{cache=\"inbound\""), metrics);
     } finally {
-      vertx.undeploy(deploymentId).await();
-      deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
+      redeploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
     }
     // back on Redis: the invalidation missed while it was away cannot leave an old page behind (none was cached)
     assertEquals(1, get("/participant/" + reader + "/inbound").bodyAsJsonArray().size());
