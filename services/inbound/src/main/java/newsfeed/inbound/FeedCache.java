@@ -54,7 +54,11 @@ public final class FeedCache {
   }
 
   static String key(long participantId) {
-    return PREFIX + ":" + participantId;
+    return StampedCache.valueKey(PREFIX, participantId);
+  }
+
+  static String generationKey(long participantId) {
+    return StampedCache.generationKey(PREFIX, participantId);
   }
 
   /** "cursor|json": the cursor is base64url (never a '|') and empty on the last page; the body a JSON array. */

@@ -9,7 +9,6 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.redis.client.Redis;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache;
 import newsfeed.common.http.HttpBootstrap;
@@ -44,8 +43,7 @@ public final class InboundVerticle extends VerticleBase {
     if (config.cacheTtl().isZero()) {
       cache = FeedCache.off();
     } else {
-      redis = new RedisStore(Redis.createClient(vertx, config.redis().options()), registry,
-          config.redis().timeout().toMillis());
+      redis = RedisStore.create(vertx, config.redis(), registry);
       cache = new FeedCache(new StampedCache(vertx, redis, "inbound", FeedCache.PREFIX, config.cacheTtl(), registry));
     }
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);

@@ -216,7 +216,7 @@ class InboundServiceIT {
     assertEquals("two", fresh.getJsonObject(0).getString("subject"));
 
     // a page stamped with an older generation (a slow reader's fill after a write) is never served
-    String generation = redisGet(FeedCache.PREFIX + "-gen:" + reader);
+    String generation = redisGet(FeedCache.generationKey(reader));
     assertNotNull(generation, "fan-out stamped a generation");
     redisCall(Request.cmd(Command.SET).arg(key).arg("older|" + "|" + marked));
     assertEquals(2, get("/participant/" + reader + "/inbound").bodyAsJsonArray().size());

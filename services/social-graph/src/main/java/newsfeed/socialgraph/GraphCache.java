@@ -26,6 +26,7 @@ import java.util.List;
  */
 public final class GraphCache {
   static final String PREFIX = "sg:v1:";
+  private static final String FRIENDS_PREFIX = PREFIX + "friends";
   /** Friend lists longer than this are not cached (the marker {@link #BIG} says so) but paged from PostgreSQL. */
   static final int MAX_CACHED_FRIENDS = 10_000;
   static final String BIG = "*";
@@ -48,7 +49,7 @@ public final class GraphCache {
 
   GraphCache(Vertx vertx, RedisStore redis, Duration ttl, MeterRegistry registry) {
     this.redis = redis;
-    this.friendLists = new StampedCache(vertx, redis, "friends", PREFIX + "friends", ttl, registry);
+    this.friendLists = new StampedCache(vertx, redis, "friends", FRIENDS_PREFIX, ttl, registry);
     this.ttlSeconds = ttl.toSeconds();
     this.registry = registry;
     this.participantHit = requests("participant", "hit");
@@ -64,11 +65,11 @@ public final class GraphCache {
   }
 
   static String friendsKey(long id) {
-    return PREFIX + "friends:" + id;
+    return StampedCache.valueKey(FRIENDS_PREFIX, id);
   }
 
   static String generationKey(long id) {
-    return PREFIX + "friends-gen:" + id;
+    return StampedCache.generationKey(FRIENDS_PREFIX, id);
   }
 
   /** The cached participant, or null (a miss, or Redis unavailable). */

@@ -8,7 +8,6 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.pgclient.PgBuilder;
-import io.vertx.redis.client.Redis;
 import newsfeed.common.redis.RedisStore;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
@@ -54,8 +53,7 @@ public final class SocialGraphVerticle extends VerticleBase {
         .connectingTo(config.pgConnectOptions())
         .using(vertx)
         .build();
-    redis = new RedisStore(Redis.createClient(vertx, config.redis().options()), registry,
-        config.redis().timeout().toMillis());
+    redis = RedisStore.create(vertx, config.redis(), registry);
     cache = new GraphCache(vertx, redis, config.redisTtl(), registry);
     Postgres pg = new Postgres(pool, registry);
     SocialGraph graph = new SocialGraph(new ParticipantRepository(pg), new FriendsRepository(pg), cache);

@@ -3,6 +3,7 @@ package newsfeed.common.redis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
@@ -27,6 +28,11 @@ public final class RedisStore {
   private final long timeoutMs;
   private final Map<String, Timer[]> timers = new ConcurrentHashMap<>();
   private volatile long skipUntilNanos = System.nanoTime();
+
+  /** A pooled client of {@code config}'s Redis on {@code vertx}. */
+  public static RedisStore create(Vertx vertx, RedisConfig config, MeterRegistry registry) {
+    return new RedisStore(Redis.createClient(vertx, config.options()), registry, config.timeout().toMillis());
+  }
 
   public RedisStore(Redis redis, MeterRegistry registry, long timeoutMs) {
     this.redis = redis;

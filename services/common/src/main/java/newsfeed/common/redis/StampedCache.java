@@ -85,16 +85,22 @@ public final class StampedCache {
     return Counter.builder("newsfeed.cache.requests").tag("cache", cache).tag("result", result).register(registry);
   }
 
-  public String valueKey(long id) {
+  /** The key of id's value in a cache of key prefix {@code prefix}. */
+  public static String valueKey(String prefix, long id) {
     return prefix + ":" + id;
   }
 
-  public String generationKey(long id) {
+  /** The key of id's generation in a cache of key prefix {@code prefix}. */
+  public static String generationKey(String prefix, long id) {
     return prefix + "-gen:" + id;
   }
 
-  public long ttlSeconds() {
-    return ttlSeconds;
+  private String valueKey(long id) {
+    return valueKey(prefix, id);
+  }
+
+  private String generationKey(long id) {
+    return generationKey(prefix, id);
   }
 
   /** Never fails. {@code decode} turns a cached value into T, or null when it is unreadable (then a miss). */

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import newsfeed.common.Env;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,10 +21,8 @@ class StampedCacheTest {
 
   @Test
   void keysCarryThePrefixAndTheId() {
-    StampedCache cache = new StampedCache(null, null, "things", "x:v1:thing", Duration.ofSeconds(5),
-        new SimpleMeterRegistry());
-    assertEquals("x:v1:thing:42", cache.valueKey(42));
-    assertEquals("x:v1:thing-gen:42", cache.generationKey(42));
+    assertEquals("x:v1:thing:42", StampedCache.valueKey("x:v1:thing", 42));
+    assertEquals("x:v1:thing-gen:42", StampedCache.generationKey("x:v1:thing", 42));
   }
 
   @Test
