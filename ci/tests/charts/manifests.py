@@ -31,6 +31,7 @@ SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|CREDENTIAL|PRIVAT
 # a password inside a URL, unless it is a `$(VAR)` reference to another (Secret-sourced) variable
 URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]*:(?!\$\([A-Za-z_][A-Za-z0-9_]*\)@)[^/@\s]+@")
 WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"}
+SERVICES = ("social-graph", "outbound", "inbound", "search")
 REDIS_CLIENTS = ("social-graph", "inbound")  # the services with a Redis cache (docs/contracts.md)
 
 
@@ -315,7 +316,7 @@ def cmd_expect(release):
         return cur is True
 
     out = []
-    for svc in ("social-graph", "outbound", "inbound", "search"):
+    for svc in SERVICES:
         if not on(svc, "enabled"):
             continue
         end = f"(^|-){svc}$"
@@ -411,7 +412,7 @@ def cmd_redis_clients(release, path):
     print(f"checked {', '.join(checked) or 'no service'}, NetworkPolicies {'checked' if policies else 'not rendered'}: "
           f"{len(problems)} problems")
     # no service Deployment found at all: the labels this looks for changed, not a profile without services
-    services = [s for s in ("social-graph", "outbound", "inbound", "search") if service_deployment(docs, s)]
+    services = [s for s in SERVICES if service_deployment(docs, s)]
     return 1 if problems or not services else 0
 
 
