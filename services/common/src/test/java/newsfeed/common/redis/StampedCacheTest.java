@@ -57,6 +57,9 @@ class StampedCacheTest {
     assertEquals("redis-secret", c.options().getPassword());
     assertFalse(c.toString().contains("secret"), c.toString());
     assertTrue(c.toString().contains("cache:6379/2"), c.toString());
+    assertEquals(64, c.options().getMaxPoolSize(), "the default pool");
+    assertEquals(8, RedisConfig.fromEnv(new Env(Map.of("REDIS_POOL_SIZE", "8"))).options().getMaxPoolSize());
+    assertThrows(IllegalArgumentException.class, () -> RedisConfig.fromEnv(new Env(Map.of("REDIS_POOL_SIZE", "0"))));
     for (String bad : new String[] {"http://cache:6379", "cache:6379", "redis://"}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", bad))), bad);
