@@ -5,6 +5,7 @@
 #   posts    k6/experiment.js posting only (fan-out to exactly FRIENDS friends) at each of POST_RATES
 #   target   posts at TARGET_POST_RATE for TARGET_DURATION (the issue's 2-minute target)
 #   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
+#   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds
 #   memory   RSS (VmRSS) and peak RSS (VmHWM) of every service JVM after the load steps
 #   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
@@ -13,12 +14,13 @@
 # Usage: ci/experiment/benchmarks.sh [STEP...]     (default: every step, in the order above)
 # Environment: NEWSFEED_RUN (default a new /tmp/newsfeed-bench.*), NEWSFEED_PORT_OFFSET (default 2000),
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
-#   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), SEARCH_RATES ("50 100 200"), STEP_DURATION (30s),
-#   TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"), PARTICIPANTS (1000),
-#   FRIENDS (10), CHECK_EVERY (10: k6 checks every 10th response in depth, the rest by status), PRE_ALLOCATED_VUS
-#   (400: every VU of experiment.js initialised before the load), WARMUP_RATE (600),
-#   WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/services.sh). Services already running
-#   in NEWSFEED_RUN are reused (warm JVMs) and left running; otherwise they are started here and stopped at the end.
+#   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), MIXED_RATES ("2000"), SEARCH_RATES ("50 100 200"),
+#   STEP_DURATION (30s), TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"),
+#   PARTICIPANTS (1000), FRIENDS (10), MIXED_READS_PER_POST (4), CHECK_EVERY (10: k6 checks every 10th response in
+#   depth, the rest by status), PRE_ALLOCATED_VUS (400: every VU of experiment.js initialised before the load),
+#   WARMUP_RATE (600), WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/services.sh).
+#   Services already running in NEWSFEED_RUN are reused (warm JVMs) and left running; otherwise they are started
+#   here and stopped at the end.
 # Output: OUT/results.tsv (one line per measurement), OUT/profiles/<service>.md, OUT/*/ k6 reports.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -167,6 +169,15 @@ step_reads() {
   local r
   for r in ${READ_RATES:-1000 2000 3000}; do load_step reads experiment read_inbound "$r" "$STEP_DURATION" P95_MS=20; done
 }
+# posts and reads together (1 post to MIXED_READS_PER_POST reads): every post makes its friends' cached pages stale,
+# so this is the feed cache's hit ratio and the reads' latency under writes, which the reads step (no posts) is not
+step_mixed() {
+  local r
+  for r in ${MIXED_RATES:-2000}; do
+    load_step mixed experiment read_inbound,post_outbound "$r" "$STEP_DURATION" \
+      POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" P95_MS=50
+  done
+}
 step_search() {
   local r
   for r in ${SEARCH_RATES:-50 100 200}; do
@@ -223,7 +234,7 @@ step_profile() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(startup warmup posts target reads search fanout memory profile)
+[ ${#steps[@]} -gt 0 ] || steps=(startup warmup posts target reads mixed search fanout memory profile)
 for s in "${steps[@]}"; do
   declare -F "step_$s" >/dev/null || { log "unknown step $s"; exit 2; }
   "step_$s"
