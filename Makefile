@@ -1,6 +1,6 @@
 # The documented entry points. The two that matter on a fresh machine:
-#   make demo   - the main job on the embedded default: real stores + the four services + Prometheus
-#                 with the chart's recording rules + a k6 run + a per-minute report, all on this machine
+#   make demo   - everything on this machine: real stores + the four services + the gateway + Prometheus
+#                 with the chart's recording rules + a k6 run + a per-minute report
 #   make test   - every test suite (what .ci/run and CI call)
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
@@ -63,6 +63,5 @@ control-plane-up: ## start a local etcd + kube-apiserver + controller-manager (n
 control-plane-down: ## stop the local control plane
 	bash ci/control-plane.sh stop
 
-clean: ## stop everything and remove the run directory
-	-bash ci/gateway.sh stop; -bash ci/services.sh stop; -bash ci/prometheus.sh stop; -bash ci/stack.sh down; -bash ci/control-plane.sh stop
-	rm -rf $(NEWSFEED_RUN)
+clean: ## stop everything the run directory started, then remove it (refuses while anything of it is left)
+	bash ci/clean.sh

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job on the embedded default, all on this machine: real stores, the four services, the local
-# Prometheus with the chart's recording rules, a k6 social run remote-writing to it, then a per-minute
-# report (CSV, Markdown, PNG charts). Stops everything it started unless KEEP_RUNNING=1.
+# Everything on this machine: real stores, the four services behind the gateway (the single API by path, as the
+# chart's Ingress/HTTPRoute), the local Prometheus with the chart's recording rules, a k6 social run remote-writing
+# to it, then a per-minute report (CSV, Markdown, PNG charts). Stops everything it started unless KEEP_RUNNING=1;
+# then it ends with where the API, Prometheus and the report are and the one command that stops it all.
 #   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +17,8 @@ log "building the services"
 mvn -q -f services/pom.xml package -DskipTests
 
 stop_all() {
-  [ "${KEEP_RUNNING:-0}" = 1 ] && { log "KEEP_RUNNING=1: leaving everything up (make clean stops it)"; return; }
+  [ "${KEEP_RUNNING:-0}" = 1 ] && return
+  bash ci/gateway.sh stop || true
   bash ci/prometheus.sh stop || true
   bash ci/services.sh stop || true
   bash ci/stack.sh down || true
@@ -25,8 +27,10 @@ trap stop_all EXIT
 
 bash ci/stack.sh up
 bash ci/services.sh start
+bash ci/gateway.sh start
 bash ci/prometheus.sh start
 PROMETHEUS_URL=http://127.0.0.1:$((19090 + NEWSFEED_PORT_OFFSET))
+API_URL=http://127.0.0.1:$((18080 + NEWSFEED_PORT_OFFSET))
 
 testid=demo-$(date +%Y%m%d-%H%M%S)
 log "k6 social run $testid: $DEMO_RATE it/s for $DEMO_DURATION"
@@ -41,6 +45,16 @@ sleep "$wait_s"
 
 out=$NEWSFEED_RUN/reports/$testid
 bash ci/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
-log "report: $out/per-minute.md (CSV, PNG charts and the k6 HTML dashboard beside it)"
 cat "$out/per-minute.md"
+log "report:     $out/per-minute.md (per-minute.csv, PNG charts and the k6 HTML dashboard beside it)"
+if [ "${KEEP_RUNNING:-0}" = 1 ]; then
+  # the command that stops it all names this run dir and offset when they are not the defaults
+  stop_cmd="make clean"
+  [ "$NEWSFEED_PORT_OFFSET" = 0 ] || stop_cmd="NEWSFEED_PORT_OFFSET=$NEWSFEED_PORT_OFFSET $stop_cmd"
+  [ "$NEWSFEED_RUN" = "$PWD/.run" ] || stop_cmd="NEWSFEED_RUN=$NEWSFEED_RUN $stop_cmd"
+  log "API:        $API_URL (the classic single API, e.g. curl $API_URL/participant/1)"
+  log "Prometheus: $PROMETHEUS_URL (recording rules: $PROMETHEUS_URL/rules)"
+  log "dashboards: charts/newsfeed/files/dashboards/*.json (import into a Grafana reading $PROMETHEUS_URL)"
+  log "still running; stop everything with: $stop_cmd"
+fi
 exit "${k6_rc:-0}"

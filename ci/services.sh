@@ -140,9 +140,11 @@ print_table() {
 
 cmd_start() {
   [ -f "$ENV_FILE" ] || die "no $ENV_FILE: start the stores first (ci/stack.sh up) or set NEWSFEED_STACK_ENV"
-  local inst started=$SECONDS
+  local inst started=$SECONDS todo=()
+  for inst in $(all_instances); do instance_pid "$inst" >/dev/null || todo+=("$inst"); done
+  if [ ${#todo[@]} -eq 0 ]; then log "already running"; print_table; return 0; fi
   # social-graph first: inbound reads friends from it
-  for inst in $(all_instances); do start_instance "$inst"; done
+  for inst in "${todo[@]}"; do start_instance "$inst"; done
   local failed=()
   for inst in $(all_instances); do wait_ready "$inst" || failed+=("$inst"); done
   [ ${#failed[@]} -eq 0 ] || { print_table >&2 || true; die "not ready: ${failed[*]} (logs in $DIR/logs)"; }

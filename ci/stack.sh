@@ -159,6 +159,8 @@ cmd_up() {
     log "starting ${todo[*]} (run dir $STACK_DIR, port offset $OFFSET)"
     bring_up_all "${todo[@]}"
     log "stack up in $((SECONDS - started))s"
+  else
+    log "already running (run dir $STACK_DIR)"
   fi
   write_env
   print_table

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 # offline checks first (fast feedback), then the suites on real stores; faults last: it stops and starts stores
-ALL_SUITES=(lint release observability charts stack services e2e load robustness experiment faults)
-# these share one stack started here; stack, experiment and faults start their own (they stop or restart stores)
+ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness experiment faults)
+# these share one stack started here; stack, lifecycle, experiment and faults start their own (they stop or restart stores)
 STACK_SUITES=" services e2e load robustness "
 suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=("${ALL_SUITES[@]}")
 

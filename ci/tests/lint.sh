@@ -31,5 +31,19 @@ readmes_in_sync() {
 }
 check "chart READMEs match helm-docs" readmes_in_sync
 
+# every command README.md and docs/ tell a user to run exists, and a suite runs it or ci/tests/docs/commands.tsv
+# says why none does (one line per command)
+docs_rc=0
+docs_out=$(python3 ci/tests/docs/commands.py) || docs_rc=$?
+while IFS= read -r line; do
+  case $line in
+    "ok - "*) passed=$((passed + 1)); echo "ok - documented command ${line#ok - }" ;;
+    "FAIL - "*) failed=$((failed + 1)); echo "FAIL - documented command ${line#FAIL - }" ;;
+  esac
+done <<< "$docs_out"
+if [ "$docs_rc" -ne 0 ] && ! grep -q '^FAIL - ' <<< "$docs_out"; then
+  failed=$((failed + 1)); echo "FAIL - ci/tests/docs/commands.py exited $docs_rc: $docs_out"
+fi
+
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Suite "lifecycle": the README's local commands run as a user runs them (`make ...` from the repository root), in
+# a run dir and port offset of its own: every up target, up twice, a request through the gateway, each down
+# target stopping only its own part (twice), a short `KEEP_RUNNING=1 make demo` that leaves the single API up,
+# `make clean` after a store and a service were killed with SIGKILL, `make clean` twice, and a `make clean` that
+# must refuse (and remove nothing) while a process of the run dir or a port of its offset is still there.
+# Usage: ci/tests/lifecycle.sh   (NEWSFEED_PORT_OFFSET defaults to 1100)
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1100}
+O=$NEWSFEED_PORT_OFFSET
+NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-lifecycle.XXXXXX)
+export NEWSFEED_RUN
+chmod 755 "$NEWSFEED_RUN"   # PostgreSQL runs as the postgres user and must reach its data dir
+OUT=$(mktemp -d /tmp/newsfeed-lifecycle-out.XXXXXX)
+GATEWAY=http://127.0.0.1:$((18080 + O))
+PROMETHEUS=http://127.0.0.1:$((19090 + O))
+SERVICE_PORTS=($((18081 + O)) $((18082 + O)) $((18083 + O)) $((18084 + O)))
+passed=0 failed=0 survivors=()
+
+cleanup() {
+  local p
+  for p in "${survivors[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  # whatever a failed check left: the suite never leaves processes behind
+  [ -d "$NEWSFEED_RUN" ] && { bash ci/clean.sh > "$OUT/final-clean.log" 2>&1 || cat "$OUT/final-clean.log"; }
+  if [ "$failed" -eq 0 ]; then rm -rf "$OUT"; else echo "kept $OUT (every step's output)" >&2; fi
+}
+trap cleanup EXIT
+
+step=0
+# check NAME CMD...: one counted test; its output goes to a numbered log, shown on failure
+check() {
+  local name=$1; shift
+  step=$((step + 1))
+  local log; log=$OUT/$(printf '%02d' "$step")-$(echo "$name" | tr -c 'A-Za-z0-9._-' '_' | cut -c1-80).log
+  if "$@" > "$log" 2>&1; then
+    passed=$((passed + 1)); echo "ok - $name"
+  else
+    failed=$((failed + 1)); echo "FAIL - $name"; tail -n 30 "$log" | sed 's/^/    /'
+  fi
+}
+last_log() { ls "$OUT"/[0-9]*.log | tail -n 1; }
+
+listening() { ss -Hltn "sport = :$1" | grep -q .; }
+none_listening() { local p; for p in "$@"; do listening "$p" && { echo "port $p still listening"; return 1; }; done; return 0; }
+all_listening() { local p; for p in "$@"; do listening "$p" || { echo "port $p not listening"; return 1; }; done; return 0; }
+services_answer() { local p; for p in "${SERVICE_PORTS[@]}"; do curl -sf -m 5 -o /dev/null "http://127.0.0.1:$p/health/ready" || return 1; done; }
+stores_up() { NEWSFEED_RUN=$NEWSFEED_RUN bash ci/stack.sh status; }
+prometheus_ready() { curl -sf -m 5 -o /dev/null "$PROMETHEUS/-/ready"; }
+prometheus_down() { ! curl -s -m 2 -o /dev/null "$PROMETHEUS/-/ready"; }
+
+# twice TARGET: `make TARGET` run twice; both succeed and the second says it had nothing to start or stop
+twice() {
+  make "$1" || return 1
+  local second; second=$(make "$1" 2>&1) || { echo "$second"; return 1; }
+  echo "$second"
+  case $1 in
+    *-up) grep -q "already running" <<< "$second" ;;
+    *) return 0 ;;
+  esac
+}
+
+# a participant created through the gateway is read back through it (the classic single API)
+api_round_trip() {
+  local body id
+  body=$(curl -sf -m 10 -H 'Content-Type: application/json' -d '{"name":"lifecycle"}' "$GATEWAY/participant") || return 1
+  id=$(jq -r '.id' <<< "$body")
+  [ -n "$id" ] && [ "$id" != null ] || { echo "no id in $body"; return 1; }
+  curl -sf -m 10 "$GATEWAY/participant/$id" | jq -e '.name == "lifecycle"'
+}
+
+# every target with a `## ` description is listed by `make help`, the README's way to find them
+help_lists_targets() {
+  local out t; out=$(make help) || return 1
+  echo "$out"
+  for t in $(grep -oE '^[a-z-]+:.*## ' Makefile | cut -d: -f1); do grep -q "make $t " <<< "$out" || { echo "missing $t"; return 1; }; done
+  grep -q "make clean " <<< "$out" && grep -q "make demo " <<< "$out"
+}
+check "make help lists every documented target" help_lists_targets
+
+# ------------------------------------------------------------------ up
+check "make stack-up, twice (already running)" twice stack-up
+check "make control-plane-up, twice (already running)" twice control-plane-up
+check "make services-up, twice (already running)" twice services-up
+check "make gateway-up, twice (already running)" twice gateway-up
+check "make prometheus-up, twice (already running)" twice prometheus-up
+check "a participant created and read through the gateway" api_round_trip
+
+# ------------------------------------------------------------------ each down stops only its own part
+down_gateway() { twice gateway-down && none_listening $((18080 + O)) && services_answer && prometheus_ready && stores_up; }
+down_prometheus() { twice prometheus-down && prometheus_down && services_answer && stores_up; }
+down_services() { twice services-down && none_listening "${SERVICE_PORTS[@]}" && stores_up; }
+down_control_plane() { twice control-plane-down && none_listening $((16443 + O)) $((12379 + O)) && stores_up; }
+check "make gateway-down, twice: only the gateway stops" down_gateway
+check "make prometheus-down, twice: only Prometheus stops" down_prometheus
+check "make services-down, twice: only the services stop" down_services
+check "make control-plane-down, twice: only the control plane stops" down_control_plane
+
+# ------------------------------------------------------------------ the demo leaves a usable system
+check "KEEP_RUNNING=1 make demo (a short run)" env DEMO_DURATION=10s DEMO_RATE=5 KEEP_RUNNING=1 make demo
+demo_log=$(last_log)
+demo_says() {
+  grep -q "API: *$GATEWAY" "$demo_log" && grep -q "Prometheus: *$PROMETHEUS" "$demo_log" &&
+    grep -q "report: .*per-minute.md" "$demo_log" && grep -q "stop everything with: .*make clean" "$demo_log"
+}
+check "the demo ends with the API, Prometheus, the report and the stop command" demo_says
+check "after the demo the gateway serves the API" api_round_trip
+check "after the demo Prometheus is ready" prometheus_ready
+
+# ------------------------------------------------------------------ make clean after SIGKILLs
+kill_store_and_service() {
+  local pid
+  read -r pid _ < "$NEWSFEED_RUN/stack/pids/redis.pid" && kill -9 "$pid" || return 1
+  NEWSFEED_RUN=$NEWSFEED_RUN bash ci/services.sh kill inbound-1
+}
+check "kill -9 of Redis and of inbound-1" kill_store_and_service
+check "make clean" make clean
+check "nothing of the run is left (processes, ports) and its run dir is gone" \
+  bash -c '! [ -e "$1" ] && bash ci/leftovers.sh "$1" "$2"' _ "$NEWSFEED_RUN" "$O"
+second_clean() { local out; out=$(make clean 2>&1) || { echo "$out"; return 1; }; echo "$out"; grep -q "nothing to stop" <<< "$out"; }
+check "make clean again says there is nothing to stop" second_clean
+
+# ------------------------------------------------------------------ make clean refuses while something is left
+mkdir -p "$NEWSFEED_RUN/stray"
+(cd "$NEWSFEED_RUN/stray" && exec setsid sleep 300) < /dev/null > /dev/null 2>&1 &
+survivors+=($!)
+# SO_REUSEADDR: the port may still have TIME_WAIT connections of the Prometheus that listened there
+python3 -c 'import socket as so, sys, time
+s = so.socket(); s.setsockopt(so.SOL_SOCKET, so.SO_REUSEADDR, 1); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(300)' \
+  $((19090 + O)) < /dev/null > /dev/null 2>&1 &
+survivors+=($!)
+refuses() {
+  local out
+  for _ in $(seq 50); do listening $((19090 + O)) && break; sleep 0.1; done
+  listening $((19090 + O)) || { echo "the stray listener on port $((19090 + O)) did not start"; return 1; }
+  if out=$(make clean 2>&1); then echo "$out"; echo "make clean succeeded"; return 1; fi
+  echo "$out"
+  grep -q "pid ${survivors[0]} " <<< "$out" && grep -q "port $((19090 + O))" <<< "$out" && [ -d "$NEWSFEED_RUN/stray" ]
+}
+check "make clean refuses, names the pid and the port, removes nothing" refuses
+kill -9 "${survivors[@]}" 2>/dev/null; wait "${survivors[@]}" 2>/dev/null; survivors=()
+check "once they are gone make clean removes the run dir" bash -c 'make clean && ! [ -e "$1" ]' _ "$NEWSFEED_RUN"
+
+echo "lifecycle: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
