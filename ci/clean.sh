@@ -17,7 +17,8 @@ log() { echo "[clean $(date +%T)] $*"; }
 run_dirs() {
   find "$RUN" -maxdepth 6 -type f -name '*.pid' 2>/dev/null | sed -nE \
     -e 's#/(stack|services)/pids/[^/]+\.pid$##p' -e 's#/prometheus/prometheus\.pid$##p' \
-    -e 's#/gateway/nginx\.pid$##p' -e 's#/(control-plane|cluster)/[^/]+\.pid$##p' | sort -u
+    -e 's#/gateway/nginx\.pid$##p' -e 's#/(control-plane|cluster)/[^/]+\.pid$##p' |
+    grep -v '/cluster$' | sort -u   # the node's own control plane (cluster/control-plane) is stopped by the node
 }
 
 # The port offset a run directory's stack was set up with (the stack refuses to stop with another one).
