@@ -5,6 +5,9 @@
 # Usage: ci/control-plane.sh start|stop|status|env
 #   env prints `export KUBECONFIG=...`; run dir ${NEWSFEED_RUN:-<repo>/.run}/control-plane;
 #   every port is shifted by NEWSFEED_PORT_OFFSET. Binaries: ~/.cache/newsfeed/bin (bash ci/tools.sh all).
+#   NEWSFEED_APISERVER_ARGS: extra kube-apiserver flags after the defaults (the last of a repeated flag wins);
+#   ci/cluster.sh uses it to serve pods on the node IP. A pre-made $RUN/certs/apiserver.{crt,key} is served
+#   as is (the kubeconfig trusts that file); without one the apiserver makes a self-signed pair.
 set -euo pipefail
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -107,6 +110,8 @@ start() {
   wait_ok etcd "http://127.0.0.1:$ETCD_PORT/health" || { stop; return 1; }
 
   log "starting kube-apiserver on https://127.0.0.1:$API_PORT"
+  local extra_args=()
+  read -ra extra_args <<< "${NEWSFEED_APISERVER_ARGS:-}"
   # --endpoint-reconciler-type=none: required when advertising a loopback address
   spawn kube-apiserver "$BIN/kube-apiserver" --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$API_PORT" --cert-dir="$RUN/certs" \
@@ -114,7 +119,7 @@ start() {
     --service-account-issuer=https://kubernetes.default.svc.cluster.local \
     --service-account-key-file="$RUN/sa.pub" --service-account-signing-key-file="$RUN/sa.key" \
     --service-cluster-ip-range="$SERVICE_CIDR" --allow-privileged=true --endpoint-reconciler-type=none \
-    --profiling=false
+    --profiling=false "${extra_args[@]}"
   wait_ok kube-apiserver "https://127.0.0.1:$API_PORT/readyz" || { stop; return 1; }
   write_kubeconfig
 

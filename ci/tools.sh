@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Installs every pinned tool the project needs into ~/.cache/newsfeed and reuses it on later runs.
-# Usage: ci/tools.sh [all|apt|go|kube|<tool>...]   (default: all). Prints the bin dir on the last line.
+# Usage: ci/tools.sh [all|apt|go|kube|node...]   (default: all). Prints the bin dir on the last line.
+#   node: what the local Kubernetes node needs (ci/cluster.sh): Debian's containerd, runc, CNI plugins,
+#         iptables...; kubelet, kube-scheduler, kube-proxy, kubectl from the same source tree as `kube`;
+#         CoreDNS, metrics-server, a small CRI client, the pause binary and their image archives.
+#         Not part of `all`: ~5 more minutes cold, and only the cluster suite and `make cluster-up` use it.
 # Warm runs take seconds: each tool is built once per pinned version into its own versioned dir.
 set -euo pipefail
 
@@ -11,6 +15,8 @@ KUBECONFORM_VERSION=v0.8.0
 ACTIONLINT_VERSION=v1.7.12
 HELM_DOCS_VERSION=v1.14.2
 K8S_VERSION=v1.34.4
+COREDNS_VERSION=v1.14.7
+METRICS_SERVER_VERSION=v0.9.0
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 TOOLS=$CACHE/tools
@@ -62,35 +68,135 @@ go_tools() {
   go_tool helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION"
 }
 
-# kube-apiserver and kube-controller-manager from the k8s.io/kubernetes module source. Its zip has no
-# staging/, so every staging replace is pointed at the published k8s.io/X v0.N.M module instead.
-kube_tools() {
-  local dir="$TOOLS/kubernetes-$K8S_VERSION" minor=${K8S_VERSION#v1.}
-  minor=${minor%%.*}
-  local staging=v0.${K8S_VERSION#v1.}
-  if [ ! -x "$dir/kube-apiserver" ] || [ ! -x "$dir/kube-controller-manager" ]; then
-    local src="$TOOLS/src/kubernetes-$K8S_VERSION"
-    if [ ! -f "$src/go.mod" ]; then
-      log "fetching k8s.io/kubernetes@$K8S_VERSION source"
-      local mod
-      mod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
-      rm -rf "$src"; mkdir -p "$(dirname "$src")"; cp -r "$mod" "$src"; chmod -R u+w "$src"
-      rm -rf "$src/vendor" "$src/go.work" "$src/go.work.sum"   # a vendor/ dir would force -mod=vendor
-      sed -i -E "s#^(\s*)k8s.io/([a-z0-9-]+) => ./staging/src/k8s.io/([a-z0-9-]+)\$#\1k8s.io/\2 => k8s.io/\2 $staging#" "$src/go.mod"
-    fi
-    # without the version ldflags the server reports v0.0.0 and charts' kubeVersion checks fail
-    local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION"
-    ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
-    ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/component-base/version.buildDate=1970-01-01T00:00:00Z"
-    mkdir -p "$dir"
-    for c in kube-apiserver kube-controller-manager; do
-      [ -x "$dir/$c" ] && continue
-      log "building $c $K8S_VERSION (first run only, several minutes)"
-      (cd "$src" && go build -mod=mod -trimpath -ldflags "$ldflags" -o "$dir/$c.tmp" "./cmd/$c" && mv "$dir/$c.tmp" "$dir/$c")
-    done
+# Kubernetes binaries from the k8s.io/kubernetes module source, fetched and prepared once for all of them.
+# Its zip has no staging/, so every staging replace is pointed at the published k8s.io/X v0.N.M module instead.
+kube_src() {
+  local src="$TOOLS/src/kubernetes-$K8S_VERSION" staging=v0.${K8S_VERSION#v1.}
+  if [ ! -f "$src/go.mod" ]; then
+    log "fetching k8s.io/kubernetes@$K8S_VERSION source"
+    local mod
+    mod=$(go mod download -json "k8s.io/kubernetes@$K8S_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+    rm -rf "$src"; mkdir -p "$(dirname "$src")"; cp -r "$mod" "$src"; chmod -R u+w "$src"
+    rm -rf "$src/vendor" "$src/go.work" "$src/go.work.sum"   # a vendor/ dir would force -mod=vendor
+    sed -i -E "s#^(\s*)k8s.io/([a-z0-9-]+) => ./staging/src/k8s.io/([a-z0-9-]+)\$#\1k8s.io/\2 => k8s.io/\2 $staging#" "$src/go.mod"
   fi
-  ln -sfn "$dir/kube-apiserver" "$BIN/kube-apiserver"
-  ln -sfn "$dir/kube-controller-manager" "$BIN/kube-controller-manager"
+  echo "$src"
+}
+
+# kube_build CMD...: ./cmd/CMD of the kubernetes tree into a versioned dir, linked into $BIN
+kube_build() {
+  local dir="$TOOLS/kubernetes-$K8S_VERSION" minor=${K8S_VERSION#v1.} c src=""
+  minor=${minor%%.*}
+  # without the version ldflags the server reports v0.0.0 and charts' kubeVersion checks fail
+  local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION"
+  ldflags+=" -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=$minor"
+  ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean -X k8s.io/component-base/version.buildDate=1970-01-01T00:00:00Z"
+  mkdir -p "$dir"
+  for c in "$@"; do
+    if [ ! -x "$dir/$c" ]; then
+      [ -n "$src" ] || src=$(kube_src)
+      log "building $c $K8S_VERSION (first run only, minutes)"
+      (cd "$src" && go build -mod=mod -trimpath -ldflags "$ldflags" -o "$dir/$c.tmp" "./cmd/$c" && mv "$dir/$c.tmp" "$dir/$c")
+    fi
+    ln -sfn "$dir/$c" "$BIN/$c"
+  done
+}
+
+kube_tools() { kube_build kube-apiserver kube-controller-manager; }
+
+# ---- the local Kubernetes node (ci/cluster.sh)
+node_apt() {
+  local p missing=()
+  # busybox-static: the test pods' image; gcc + libc6-dev: the static pause binary
+  for p in containerd runc containernetworking-plugins iptables conntrack busybox-static kmod gcc libc6-dev; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ ${#missing[@]} -gt 0 ] || return 0
+  log "apt-get install ${missing[*]}"
+  local sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  $sudo service containerd stop >/dev/null 2>&1 || true   # ci/cluster.sh runs its own, with its own config
+}
+
+# go_main NAME VERSION SRC_DIR REQUIRE...: a small main package of this repo, built against pinned modules;
+# rebuilt when its source changes (the dir name carries a hash of it)
+go_main() {
+  local name=$1 version=$2 srcdir=$3 sum; shift 3
+  sum=$(cat "$srcdir"/*.go | sha256sum | cut -c1-8)
+  local dir="$TOOLS/$name-$version-$sum"
+  if [ ! -x "$dir/$name" ]; then
+    log "building $name $version (first run only)"
+    rm -rf "$dir/src"; mkdir -p "$dir/src"; cp "$srcdir"/*.go "$dir/src/"
+    { printf 'module newsfeed.local/%s\n\ngo 1.24\n\nrequire (\n' "$name"; printf '\t%s\n' "$@"; printf ')\n'; } > "$dir/src/go.mod"
+    (cd "$dir/src" && go mod tidy && go build -trimpath -ldflags '-s -w' -o "../$name.tmp" . && mv "../$name.tmp" "../$name")
+  fi
+  ln -sfn "$dir/$name" "$BIN/$name"
+}
+
+# The node's images: hand-made OCI archives (ci/cluster/oci-image.py), imported by ci/cluster.sh up.
+# images.env tells ci/cluster.sh their names, so the versions live only here.
+node_images() {
+  local dir=$CACHE/node-images here pause_tag=$1 busybox_tag w
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  busybox_tag=$(dpkg-query -W -f '${Version}' busybox-static | sed -E 's/^[0-9]+://; s/[-+~].*//')
+  mkdir -p "$dir"
+  w=$(mktemp -d "$dir/.rootfs.XXXXXX")
+  local pause=localhost/pause:$pause_tag busybox=localhost/busybox:$busybox_tag
+  local coredns=localhost/coredns:${COREDNS_VERSION#v} metrics=localhost/metrics-server:${METRICS_SERVER_VERSION#v}
+  # image REF ROOTFS_SETUP OCI_IMAGE_OPTIONS...: builds the archive once per REF
+  image() {
+    local ref=$1 setup=$2 tar; shift 2
+    tar=$dir/$(echo "${ref#localhost/}" | tr ':/' '__').tar
+    if [ ! -f "$tar" ]; then
+      rm -rf "$w/root"; mkdir -p "$w/root/tmp"; chmod 1777 "$w/root/tmp"
+      $setup "$w/root"
+      python3 "$here/cluster/oci-image.py" "$ref" "$w/root" "$tar" "$@" >/dev/null
+    fi
+  }
+  pause_root() { cp "$BIN/pause" "$1/pause"; }
+  busybox_root() {   # applet links + passwd/group so `id` and runAsUser 65534 make sense
+    local a; mkdir -p "$1/bin" "$1/etc" "$1/root" "$1/home"
+    cp /bin/busybox "$1/bin/busybox"
+    for a in $(/bin/busybox --list); do [ "$a" = busybox ] || ln -s busybox "$1/bin/$a"; done
+    printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/home:/bin/sh\n' > "$1/etc/passwd"
+    printf 'root:x:0:\nnobody:x:65534:\n' > "$1/etc/group"
+  }
+  coredns_root() { cp "$BIN/coredns" "$1/coredns"; }
+  metrics_root() { cp "$BIN/metrics-server" "$1/metrics-server"; }
+  image "$pause" pause_root --entrypoint '["/pause"]' --user 65535:65535
+  image "$busybox" busybox_root --cmd '["sh"]'
+  image "$coredns" coredns_root --entrypoint '["/coredns"]' --user 65534:65534
+  image "$metrics" metrics_root --entrypoint '["/metrics-server"]' --user 65534:65534
+  rm -rf "$w"
+  cat > "$dir/images.env.tmp" <<EOF
+PAUSE_IMAGE=$pause
+BUSYBOX_IMAGE=$busybox
+COREDNS_IMAGE=$coredns
+METRICS_SERVER_IMAGE=$metrics
+EOF
+  mv "$dir/images.env.tmp" "$dir/images.env"
+}
+
+node_tools() {
+  local here src pause_tag
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  node_apt
+  kube_build kubelet kube-scheduler kube-proxy kubectl
+  go_main coredns "$COREDNS_VERSION" "$here/cluster/coredns" "github.com/coredns/coredns $COREDNS_VERSION"
+  go_main cri "$K8S_VERSION" "$here/cluster/cri" "k8s.io/cri-api v0.${K8S_VERSION#v1.}"
+  go_tool metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server "$METRICS_SERVER_VERSION"
+  # the pod sandbox process: static C from the kubernetes tree (it only waits for signals and reaps)
+  src=$(kube_src)
+  pause_tag=$(sed -n 's/^TAG ?= *//p' "$src/build/pause/Makefile")
+  local pause_dir="$TOOLS/pause-$pause_tag"
+  if [ ! -x "$pause_dir/pause" ]; then
+    mkdir -p "$pause_dir"
+    gcc -Os -static -DVERSION="$pause_tag" -o "$pause_dir/pause.tmp" "$src/build/pause/linux/pause.c"
+    strip "$pause_dir/pause.tmp" && mv "$pause_dir/pause.tmp" "$pause_dir/pause"
+  fi
+  ln -sfn "$pause_dir/pause" "$BIN/pause"
+  node_images "$pause_tag"
 }
 
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
@@ -100,6 +206,7 @@ for t in "${targets[@]}"; do
     apt) apt_packages ;;
     go) go_tools ;;
     kube) kube_tools ;;
+    node) node_tools ;;
     *) echo "unknown target: $t" >&2; exit 2 ;;
   esac
 done
