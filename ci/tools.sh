@@ -199,6 +199,75 @@ node_tools() {
   node_images "$pause_tag"
 }
 
+# ---- the Prometheus Operator in the local node (ci/cluster/monitoring.sh); target `prometheus-operator`
+PROMETHEUS_OPERATOR_VERSION=v0.85.0
+# The module's source, once: its go.mod replaces pkg/apis/monitoring and pkg/client with nested dirs that
+# the module zip leaves out (they are modules of their own), so the replaces go and the published
+# v0.85.0 of both (already required) are used instead; `go install pkg@version` refuses replaces anyway.
+prometheus_operator_src() {
+  local src="$TOOLS/src/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" mod
+  if [ ! -f "$src/go.mod" ]; then
+    mod=$(go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+    rm -rf "$src"; mkdir -p "$(dirname "$src")"; cp -r "$mod" "$src.tmp"; chmod -R u+w "$src.tmp"
+    (cd "$src.tmp" && go mod edit -dropreplace github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring \
+      -dropreplace github.com/prometheus-operator/prometheus-operator/pkg/client)
+    mv "$src.tmp" "$src"
+  fi
+  echo "$src"
+}
+
+# Into ~/.cache/newsfeed/monitoring: the CRDs of the release (example/prometheus-operator-crd, as its
+# bundle.yaml), three OCI archives (the operator, its config reloader and the Prometheus of `go`, tagged with
+# its release: module v0.316.0 = 3.16.0) and images.env naming them.
+prometheus_operator_tools() {
+  local v=$PROMETHEUS_OPERATOR_VERSION dir="$TOOLS/prometheus-operator-$PROMETHEUS_OPERATOR_VERSION" c src=""
+  local pkg=github.com/prometheus/common/version here images=$CACHE/monitoring
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  mkdir -p "$dir" "$images"
+  for c in operator prometheus-config-reloader; do
+    if [ ! -x "$dir/$c" ]; then
+      [ -n "$src" ] || src=$(prometheus_operator_src)
+      log "building $c $v (first run only, minutes)"
+      (cd "$src" && go build -mod=mod -trimpath -o "$dir/$c.tmp" \
+        -ldflags "-s -w -X $pkg.Version=${v#v} -X $pkg.Revision=$v -X $pkg.Branch=$v" "./cmd/$c" &&
+        mv "$dir/$c.tmp" "$dir/$c")
+    fi
+    ln -sfn "$dir/$c" "$BIN/$c"
+  done
+  local prom="$TOOLS/prometheus-$PROMETHEUS_VERSION/prometheus" prom_release
+  [ -x "$prom" ] || go_tools
+  prom_release=$(go mod download -json "github.com/prometheus/prometheus@$PROMETHEUS_VERSION" |
+    python3 -c 'import json,sys; print(open(json.load(sys.stdin)["Dir"] + "/VERSION").read().strip())')
+  local operator=localhost/prometheus-operator:${v#v} reloader=localhost/prometheus-config-reloader:${v#v}
+  local prometheus=localhost/prometheus:$prom_release
+  # mon_image REF BINARY: /bin/NAME, a passwd naming nobody, entrypoint the binary, user nobody
+  mon_image() {
+    local ref=$1 bin=$2 tar w
+    tar=$images/$(echo "${ref#localhost/}" | tr ':/' '__').tar
+    [ -f "$tar" ] && return 0
+    w=$(mktemp -d "$images/.rootfs.XXXXXX")
+    mkdir -p "$w/bin" "$w/etc" "$w/tmp"; chmod 1777 "$w/tmp"
+    cp "$bin" "$w/bin/$(basename "$bin")"
+    printf 'root:x:0:0:root:/:/sbin/nologin\nnobody:x:65534:65534:nobody:/:/sbin/nologin\n' > "$w/etc/passwd"
+    printf 'root:x:0:\nnobody:x:65534:\n' > "$w/etc/group"
+    python3 "$here/cluster/oci-image.py" "$ref" "$w" "$tar.tmp" --user 65534:65534 \
+      --entrypoint "[\"/bin/$(basename "$bin")\"]" >/dev/null
+    mv "$tar.tmp" "$tar"; rm -rf "$w"
+  }
+  mon_image "$operator" "$dir/operator"
+  mon_image "$reloader" "$dir/prometheus-config-reloader"
+  mon_image "$prometheus" "$prom"
+  local crds; crds=$(prometheus_operator_src)/example/prometheus-operator-crd
+  if [ ! -s "$images/crds.yaml" ]; then
+    for c in "$crds"/*.yaml; do printf -- '---\n'; cat "$c"; done > "$images/crds.yaml.tmp"
+    mv "$images/crds.yaml.tmp" "$images/crds.yaml"
+  fi
+  printf 'PROMETHEUS_OPERATOR_IMAGE=%s\nPROMETHEUS_CONFIG_RELOADER_IMAGE=%s\nPROMETHEUS_IMAGE=%s\nPROMETHEUS_RELEASE=v%s\n' \
+    "$operator" "$reloader" "$prometheus" "$prom_release" > "$images/images.env.tmp"
+  mv "$images/images.env.tmp" "$images/images.env"
+}
+
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
@@ -206,6 +275,7 @@ for t in "${targets[@]}"; do
     apt) apt_packages ;;
     go) go_tools ;;
     kube) kube_tools ;;
+    prometheus-operator) prometheus_operator_tools ;;
     node) node_tools ;;
     *) echo "unknown target: $t" >&2; exit 2 ;;
   esac
