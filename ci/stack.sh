@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Local store stack: real PostgreSQL, Redis, Kafka, Cassandra and Solr processes on 127.0.0.1.
+# Local store stack: real PostgreSQL, Redis, Kafka, Cassandra and Solr processes on 127.0.0.1 (or NEWSFEED_STACK_HOST).
 #
 # Usage: ci/stack.sh up | down | status | env | start-store NAME | stop-store NAME | restart-store NAME
 #   up       start every store that is not running (in parallel), wait until each really answers, create
@@ -9,7 +9,9 @@
 #   env      print the service environment (the contents of stack.env)
 #   NAME     postgresql | redis | kafka | cassandra | solr
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/stack), NEWSFEED_PORT_OFFSET
-# (added to every port of docs/contracts.md), NEWSFEED_CACHE (default ~/.cache/newsfeed; jars in stores/).
+# (added to every port of docs/contracts.md), NEWSFEED_CACHE (default ~/.cache/newsfeed; jars in stores/),
+# NEWSFEED_STACK_HOST (default 127.0.0.1: the address every store binds and stack.env names; the local node's
+# address serves its pods) and NEWSFEED_STACK_CLIENTS (networks PostgreSQL also admits, e.g. the pods' CIDR).
 set -euo pipefail
 # shellcheck source=ci/stack/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stack/lib.sh"
@@ -87,17 +89,17 @@ stop_store() {
 write_env() {
   local tmp=$STACK_ENV.tmp
   {
-    echo "# written by ci/stack.sh up: NEWSFEED_RUN=$NEWSFEED_RUN NEWSFEED_PORT_OFFSET=$OFFSET"
-    echo "PG_HOST=127.0.0.1"
+    echo "# written by ci/stack.sh up: NEWSFEED_RUN=$NEWSFEED_RUN NEWSFEED_PORT_OFFSET=$OFFSET NEWSFEED_STACK_HOST=$STACK_HOST"
+    echo "PG_HOST=$STACK_HOST"
     echo "PG_PORT=$PG_PORT"
     echo "PG_DATABASE=newsfeed"
     echo "PG_USER=newsfeed"
     echo "PG_PASSWORD=$(pg_password)"
-    echo "REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
-    echo "CASSANDRA_CONTACT_POINTS=127.0.0.1:$CASSANDRA_PORT"
+    echo "REDIS_URL=redis://$STACK_HOST:$REDIS_PORT"
+    echo "CASSANDRA_CONTACT_POINTS=$STACK_HOST:$CASSANDRA_PORT"
     echo "CASSANDRA_LOCAL_DC=datacenter1"
     echo "CASSANDRA_KEYSPACE=$KEYSPACE"
-    echo "KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:$KAFKA_PORT"
+    echo "KAFKA_BOOTSTRAP_SERVERS=$STACK_HOST:$KAFKA_PORT"
     echo "KAFKA_TOPIC=$KAFKA_TOPIC"
     echo "SOLR_URL=$(solr_url)"
     echo "SOLR_COLLECTION=$SOLR_CORE"
@@ -131,6 +133,8 @@ bring_up_all() {
 prepare() {
   check_prerequisites
   echo "$OFFSET" > "$STACK_DIR/port-offset"
+  echo "$STACK_HOST" > "$STACK_DIR/host"
+  echo "$STACK_CLIENTS" > "$STACK_DIR/clients"
   "$STACK_SRC/fetch.sh"
 }
 
@@ -140,6 +144,21 @@ check_offset() {
   local f=$STACK_DIR/port-offset
   if [ -f "$f" ] && [ "$(cat "$f")" != "$OFFSET" ]; then
     die "$STACK_DIR was set up with NEWSFEED_PORT_OFFSET=$(cat "$f"): use that offset or another NEWSFEED_RUN"
+  fi
+}
+
+# Cassandra keeps its address in its data, Kafka in its quorum: one run dir, one host. The host must be an
+# address of this machine, never a wildcard (the stores would listen on every interface).
+check_host() {
+  local f=$STACK_DIR/host
+  case $STACK_HOST in
+    0.0.0.0 | :: | '*' | '') die "NEWSFEED_STACK_HOST='$STACK_HOST': give one address of this machine, not a wildcard" ;;
+  esac
+  if [ "$STACK_HOST" != 127.0.0.1 ] && ! ip -o addr show | awk '{print $4}' | grep -q "^$STACK_HOST/"; then
+    die "NEWSFEED_STACK_HOST=$STACK_HOST is no address of this machine (is the local node up? ci/cluster.sh env)"
+  fi
+  if [ -f "$f" ] && [ "$(cat "$f")" != "$STACK_HOST" ]; then
+    die "$STACK_DIR was set up with NEWSFEED_STACK_HOST=$(cat "$f"): use that host or another NEWSFEED_RUN"
   fi
 }
 
@@ -178,6 +197,9 @@ cmd_down() {
 main() {
   check_offset
   case ${1:-} in
+    up | start-store | restart-store) check_host ;;
+  esac
+  case ${1:-} in
     up | down | start-store | stop-store | restart-store) lock_run_dir ;;
   esac
   case ${1:-} in
@@ -188,7 +210,7 @@ main() {
     start-store) check_store_name "${2:-}"; store_running "$2" || { prepare; bring_up_all "$2"; }; write_env ;;
     stop-store) check_store_name "${2:-}"; stop_store "$2" ;;
     restart-store) check_store_name "${2:-}"; stop_store "$2"; prepare; bring_up_all "$2"; write_env ;;
-    *) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 }
 

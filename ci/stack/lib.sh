@@ -17,6 +17,13 @@ STACK_DIR=$NEWSFEED_RUN/stack
 STACK_ENV=$NEWSFEED_RUN/stack.env
 STORES_CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}/stores
 OFFSET=${NEWSFEED_PORT_OFFSET:-0}
+# The one address every store listens on and the clients use: loopback by default; the local Kubernetes node's
+# address (ci/cluster.sh env: NODE_IP) makes the stores reachable from its pods. Never 0.0.0.0. A run dir keeps
+# the host it was set up with (ci/stack.sh check_host), so later commands on it need not repeat it.
+STACK_HOST=${NEWSFEED_STACK_HOST:-$(cat "$STACK_DIR/host" 2>/dev/null || echo 127.0.0.1)}
+# Networks allowed to log in to PostgreSQL besides STACK_HOST itself, e.g. the pods' CIDR (space-separated); kept
+# by the run dir like the host
+STACK_CLIENTS=${NEWSFEED_STACK_CLIENTS-$(cat "$STACK_DIR/clients" 2>/dev/null || true)}
 
 PG_PORT=$((15432 + OFFSET))
 REDIS_PORT=$((16379 + OFFSET))
@@ -102,7 +109,7 @@ wait_until() {
   done
 }
 
-port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+port_open() { (exec 3<>"/dev/tcp/$STACK_HOST/$1") 2>/dev/null; }
 
 # cache dir name of each pom under ci/stack/<pom>/pom.xml
 cache_name() {

@@ -8,7 +8,7 @@ cassandra_home() { echo "$STORES_CACHE/cassandra-$CASSANDRA_VERSION"; }
 # CQL client: ci/stack/cql/Cql.java on the java-driver 4.x jars.
 cql() {
   java "${SHORT_JVM_OPTS[@]}" -cp "$(compile_tool cql Cql):$STORES_CACHE/cql-driver-$CQL_DRIVER_VERSION/lib/*" Cql \
-    "127.0.0.1:$CASSANDRA_PORT" datacenter1 "$@"
+    "$STACK_HOST:$CASSANDRA_PORT" datacenter1 "$@"
 }
 
 CASSANDRA_JVM17_OPTS=(
@@ -66,9 +66,9 @@ commitlog_sync_period: 10000ms
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:
-      - seeds: "127.0.0.1:$CASSANDRA_STORAGE_PORT"
-listen_address: 127.0.0.1
-rpc_address: 127.0.0.1
+      - seeds: "$STACK_HOST:$CASSANDRA_STORAGE_PORT"
+listen_address: $STACK_HOST
+rpc_address: $STACK_HOST
 storage_port: $CASSANDRA_STORAGE_PORT
 native_transport_port: $CASSANDRA_PORT
 start_native_transport: true

@@ -14,9 +14,9 @@ kafka_write_config() {
   cat > "$dir/server.properties" <<CONF
 process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@127.0.0.1:$KAFKA_CONTROLLER_PORT
-listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$KAFKA_CONTROLLER_PORT
-advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT
+controller.quorum.voters=1@$STACK_HOST:$KAFKA_CONTROLLER_PORT
+listeners=PLAINTEXT://$STACK_HOST:$KAFKA_PORT,CONTROLLER://$STACK_HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=PLAINTEXT://$STACK_HOST:$KAFKA_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
@@ -68,8 +68,8 @@ kafka_start() {
   record_pid kafka "$pid"
 }
 
-kafka_ready() { port_open "$KAFKA_PORT" && kafka_tool ready "127.0.0.1:$KAFKA_PORT"; }
+kafka_ready() { port_open "$KAFKA_PORT" && kafka_tool ready "$STACK_HOST:$KAFKA_PORT"; }
 
-kafka_schema() { kafka_tool create-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" >/dev/null; }
+kafka_schema() { kafka_tool create-topic "$STACK_HOST:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" >/dev/null; }
 
 kafka_stop_signal() { echo TERM; }

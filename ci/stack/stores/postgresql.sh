@@ -30,7 +30,7 @@ postgresql_start() {
   fi
   # rewritten on every start: the port follows NEWSFEED_PORT_OFFSET
   cat > "$data/newsfeed.conf" <<CONF
-listen_addresses = '127.0.0.1'
+listen_addresses = '$STACK_HOST'
 port = $PG_PORT
 unix_socket_directories = '$(pg_socket_dir)'
 unix_socket_permissions = 0700
@@ -46,7 +46,8 @@ password_encryption = scram-sha-256
 logging_collector = off
 log_min_messages = warning
 CONF
-  pg_chown "$data/newsfeed.conf"
+  pg_hba > "$data/pg_hba.conf"
+  pg_chown "$data/newsfeed.conf" "$data/pg_hba.conf"
   rm -f "$data/postmaster.pid"   # stale after a crash; we only get here when our postgres is not running
   # pg_ctl daemonizes the postmaster in its own session; -W: we wait for readiness ourselves
   as_pg_user "$PG_BIN/pg_ctl" -D "$data" -l "$log" -W start >/dev/null 9>&- || die "pg_ctl start failed, see $log"
@@ -60,8 +61,19 @@ CONF
   record_pid postgresql "$pid"
 }
 
+# pg_hba.conf, rewritten on every start: admin over the Unix socket (trust), passwords over TCP from loopback,
+# STACK_HOST and the STACK_CLIENTS networks (initdb's file, plus the pods when the node address is used)
+pg_hba() {
+  local net
+  echo "local all all trust"
+  echo "host all all 127.0.0.1/32 scram-sha-256"
+  echo "host all all ::1/128 scram-sha-256"
+  [ "$STACK_HOST" = 127.0.0.1 ] || echo "host all all $STACK_HOST/32 scram-sha-256"
+  for net in $STACK_CLIENTS; do echo "host all all $net scram-sha-256"; done
+}
+
 postgresql_ready() {
-  "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$PG_PORT" && pg_admin -c 'SELECT 1' postgres
+  "$PG_BIN/pg_isready" -q -h "$STACK_HOST" -p "$PG_PORT" && pg_admin -c 'SELECT 1' postgres
 }
 
 # Role + database owned by it, then the chart's schema file applied as that role over TCP (password auth).
@@ -74,7 +86,7 @@ postgresql_schema() {
   if [ "$(pg_admin -tA -c "SELECT 1 FROM pg_database WHERE datname = 'newsfeed'" postgres)" != 1 ]; then
     pg_admin -c "CREATE DATABASE newsfeed OWNER newsfeed" postgres
   fi
-  PGPASSWORD=$password PGOPTIONS='-c client_min_messages=warning' "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PG_PORT" -U newsfeed \
+  PGPASSWORD=$password PGOPTIONS='-c client_min_messages=warning' "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -h "$STACK_HOST" -p "$PG_PORT" -U newsfeed \
     -d newsfeed -f "$SCHEMA_DIR/postgresql.sql"
 }
 

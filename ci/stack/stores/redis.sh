@@ -3,15 +3,18 @@
 
 redis_start() {
   local dir=$STACK_DIR/redis; mkdir -p "$dir"
-  local pid
+  local pid protected=yes
+  # protected mode admits only loopback clients while there is no password; bound to the local node's address
+  # (reachable from this machine and its pods only) the pods must get in
+  [ "$STACK_HOST" = 127.0.0.1 ] || protected=no
   # the process title names the run dir: Redis overwrites its argv and environment, and
   # ci/experiment/cpu_split.py tells this run's processes from others' by that dir
-  pid=$(spawn redis redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --save "" --appendonly no \
-    --dir "$dir" --daemonize no --protected-mode yes --loglevel notice \
+  pid=$(spawn redis redis-server --bind "$STACK_HOST" --port "$REDIS_PORT" --save "" --appendonly no \
+    --dir "$dir" --daemonize no --protected-mode "$protected" --loglevel notice \
     --proc-title-template "{title} {listen-addr} $dir")
   record_pid redis "$pid"
 }
 
-redis_ready() { [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" PING)" = PONG ]; }
+redis_ready() { [ "$(redis-cli -h "$STACK_HOST" -p "$REDIS_PORT" PING)" = PONG ]; }
 redis_schema() { :; }
 redis_stop_signal() { echo TERM; }

@@ -25,13 +25,13 @@ solr_start() {
 </Configuration>
 CONF
   local lib=$STORES_CACHE/solr-$SOLR_VERSION/lib pid
-  pid=$(spawn solr java -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true -Dhost=127.0.0.1 \
+  pid=$(spawn solr java -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true -Dhost="$STACK_HOST" \
     -Dlog4j2.configurationFile="$dir/log4j2.xml" -Dsolr.log.dir="$dir" -Dsolr.solr.home="$home" \
-    -cp "$(compile_tool solr SolrLauncher):$lib/*" SolrLauncher "$home" "$SOLR_PORT")
+    -cp "$(compile_tool solr SolrLauncher):$lib/*" SolrLauncher "$home" "$SOLR_PORT" "$STACK_HOST")
   record_pid solr "$pid"
 }
 
-solr_url() { echo "http://127.0.0.1:$SOLR_PORT/solr"; }
+solr_url() { echo "http://$STACK_HOST:$SOLR_PORT/solr"; }
 
 # ready = the node answers and core `outbound` is loaded and answers a ping
 solr_ready() { curl -fsS -m 5 "$(solr_url)/$SOLR_CORE/admin/ping?wt=json" | grep -q '"status":"OK"'; }
