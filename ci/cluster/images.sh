@@ -8,6 +8,7 @@
 #   init-kafka init-solr                   kafka-topics.sh, python3 (files/init/*)
 #   curl                                   `helm test`
 # An archive is rebuilt only when its inputs (binaries, jar, recipe) change.
+# Every image is tagged with the chart's appVersion; the version of what it holds is its description label.
 # Usage: ci/cluster/images.sh build [IMAGE...]   build (default: all); prints "REF ARCHIVE" per image
 #        ci/cluster/images.sh refs [IMAGE...]    print "IMAGE REF" without building
 #        ci/cluster/images.sh list               the image names
@@ -74,7 +75,7 @@ main() {
       local n; for n in "${names[@]}"; do build_one "$n"; done ;;
     refs) local n; for n in "${names[@]}"; do echo "$n $(recipe "$n" ref)"; done ;;
     list) printf '%s\n' "${IMAGES[@]}" ;;
-    *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 }
 

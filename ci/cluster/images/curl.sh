@@ -2,7 +2,7 @@
 # curlimages/curl. The tests call the services over plain HTTP, so no CA bundle is shipped.
 # shellcheck shell=bash
 
-curl_ref() { echo "localhost/newsfeed-curl:$(curl --version | awk '{print $2; exit}')"; }
+curl_ref() { echo "localhost/newsfeed-curl:$APP_VERSION"; }
 curl_inputs() { sha256sum "$(command -v curl)" /bin/busybox "$IMAGES_SRC/curl.sh"; }
 
 curl_rootfs() {
@@ -13,4 +13,6 @@ curl_rootfs() {
   rootfs_elf "$d" "$(command -v curl)" /usr/bin/curl
 }
 
-curl_config() { printf '%s\n' --user 100:100 --workdir /tmp; }
+curl_config() {
+  printf '%s\n' --user 100:100 --workdir /tmp --label "org.opencontainers.image.description=$(curl --version | head -n 1)"
+}

@@ -5,7 +5,7 @@
 
 CQLSH_VERSION=$(sed -n 's/^cqlsh==//p' "$IMAGES_SRC/cqlsh-requirements.txt")
 
-init_cassandra_ref() { echo "localhost/newsfeed-init-cassandra:$CQLSH_VERSION"; }
+init_cassandra_ref() { echo "localhost/newsfeed-init-cassandra:$APP_VERSION"; }
 init_cassandra_inputs() {
   sha256sum "$PYTHON_BIN" /bin/busybox "$IMAGES_SRC/python.sh" "$IMAGES_SRC/init-cassandra.sh" "$IMAGES_SRC/cqlsh-requirements.txt"
 }
@@ -41,4 +41,7 @@ init_cassandra_rootfs() {
   chmod 0755 "$d/usr/bin/cqlsh"
 }
 
-init_cassandra_config() { printf '%s\n' --user 999:999 --workdir /tmp --env HOME=/tmp --env PYTHONDONTWRITEBYTECODE=1; }
+init_cassandra_config() {
+  printf '%s\n' --user 999:999 --workdir /tmp --env HOME=/tmp --env PYTHONDONTWRITEBYTECODE=1 \
+    --label "org.opencontainers.image.description=cqlsh $CQLSH_VERSION, python $(python_version)"
+}

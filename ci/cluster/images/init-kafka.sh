@@ -7,7 +7,7 @@
 KAFKA_TOOLS_POM=$IMAGES_SRC/kafka-tools/pom.xml
 kafka_tools_version() { sed -n 's|.*<artifactId>kafka-tools</artifactId><version>\([^<]*\)</version>.*|\1|p' "$KAFKA_TOOLS_POM"; }
 
-init_kafka_ref() { echo "localhost/newsfeed-init-kafka:$(kafka_tools_version)"; }
+init_kafka_ref() { echo "localhost/newsfeed-init-kafka:$APP_VERSION"; }
 init_kafka_inputs() {
   sha256sum "$KAFKA_TOOLS_POM" /bin/busybox "$IMAGES_SRC/jre.sh" "$IMAGES_SRC/init-kafka.sh" "$JDK_HOME/release"
 }
@@ -58,4 +58,7 @@ SH
   chmod 0755 "$d"/opt/kafka/bin/*.sh
 }
 
-init_kafka_config() { printf '%s\n' --user 1000:1000 --workdir /tmp --env HOME=/tmp --env JAVA_HOME=/usr/lib/jvm/jre; }
+init_kafka_config() {
+  printf '%s\n' --user 1000:1000 --workdir /tmp --env HOME=/tmp --env JAVA_HOME=/usr/lib/jvm/jre \
+    --label "org.opencontainers.image.description=kafka-tools $(kafka_tools_version), java $(jre_version)"
+}

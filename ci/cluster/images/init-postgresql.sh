@@ -5,7 +5,7 @@
 
 PG_CLIENT_BIN=${PG_CLIENT_BIN:-/usr/lib/postgresql/15/bin}
 
-init_postgresql_ref() { echo "localhost/newsfeed-init-postgresql:$("$PG_CLIENT_BIN/psql" --version | awk '{print $3}')"; }
+init_postgresql_ref() { echo "localhost/newsfeed-init-postgresql:$APP_VERSION"; }
 init_postgresql_inputs() { sha256sum "$PG_CLIENT_BIN/psql" "$PG_CLIENT_BIN/pg_isready" /bin/busybox "$IMAGES_SRC/init-postgresql.sh"; }
 
 init_postgresql_rootfs() {
@@ -19,4 +19,7 @@ init_postgresql_rootfs() {
   done
 }
 
-init_postgresql_config() { printf '%s\n' --user 26:26 --workdir /tmp --env HOME=/tmp; }
+init_postgresql_config() {
+  printf '%s\n' --user 26:26 --workdir /tmp --env HOME=/tmp \
+    --label "org.opencontainers.image.description=$("$PG_CLIENT_BIN/psql" --version)"
+}

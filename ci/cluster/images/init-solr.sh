@@ -2,7 +2,7 @@
 # busybox for wait-for.sh, user 10001 as the chart's default for this Job.
 # shellcheck shell=bash
 
-init_solr_ref() { echo "localhost/newsfeed-init-solr:$(python_version)"; }
+init_solr_ref() { echo "localhost/newsfeed-init-solr:$APP_VERSION"; }
 init_solr_inputs() { sha256sum "$PYTHON_BIN" /bin/busybox "$IMAGES_SRC/python.sh" "$IMAGES_SRC/init-solr.sh"; }
 
 init_solr_rootfs() {
@@ -13,4 +13,7 @@ init_solr_rootfs() {
   python_rootfs "$d"
 }
 
-init_solr_config() { printf '%s\n' --user 10001:10001 --workdir /tmp --env HOME=/tmp --env PYTHONDONTWRITEBYTECODE=1; }
+init_solr_config() {
+  printf '%s\n' --user 10001:10001 --workdir /tmp --env HOME=/tmp --env PYTHONDONTWRITEBYTECODE=1 \
+    --label "org.opencontainers.image.description=python $(python_version)"
+}

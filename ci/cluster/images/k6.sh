@@ -4,7 +4,7 @@
 
 k6_bin() { echo "${NEWSFEED_BIN:-$CACHE/bin}/k6"; }
 k6_version() { "$(k6_bin)" version | awk '{print $2; exit}' | sed 's/^v//'; }
-k6_ref() { echo "localhost/newsfeed-k6:$(k6_version)"; }
+k6_ref() { echo "localhost/newsfeed-k6:$APP_VERSION"; }
 k6_inputs() { sha256sum "$(readlink -f "$(k6_bin)")" "$IMAGES_SRC/k6.sh"; }
 
 k6_rootfs() {
@@ -16,4 +16,7 @@ k6_rootfs() {
   rootfs_libs "$d" "$d/usr/bin/k6"   # nothing when static; a cgo build would bring its libc here
 }
 
-k6_config() { printf '%s\n' --entrypoint '["k6"]' --user 12345:12345 --workdir /tmp; }
+k6_config() {
+  printf '%s\n' --entrypoint '["k6"]' --user 12345:12345 --workdir /tmp \
+    --label "org.opencontainers.image.description=k6 $(k6_version)"
+}
