@@ -63,5 +63,12 @@ control-plane-up: ## start a local etcd + kube-apiserver + controller-manager (n
 control-plane-down: ## stop the local control plane
 	bash ci/control-plane.sh stop
 
+.PHONY: cluster-up cluster-down
+cluster-up: ## start a real single-node Kubernetes on this machine (as root; ci/cluster/README.md)
+	bash ci/tools.sh apt kube node >/dev/null && bash ci/cluster.sh up
+
+cluster-down: ## stop the local Kubernetes node and remove its network
+	bash ci/cluster.sh down
+
 clean: ## stop everything the run directory started, then remove it (refuses while anything of it is left)
 	bash ci/clean.sh
