@@ -348,6 +348,8 @@ def cmd_expect(release):
         out.append(("httproutes.gateway.networking.k8s.io", ".", 1))
     if on("networkPolicy", "enabled"):
         out.append(("networkpolicies.networking.k8s.io", ".", 1))
+    for e in v.get("externalEndpoints") or []:
+        out += [("services", f"^{e['name']}$", 1), ("endpointslices.discovery.k8s.io", f"^{e['name']}$", 1)]
     for line in out:
         print(*line)
     return 0

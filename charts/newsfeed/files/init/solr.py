@@ -3,6 +3,8 @@
   check  SolrCloud at SOLR_URL answers with at least one live node (one attempt; wait-for.sh repeats it)
   apply  upload CONFIGSET_DIR as configset CONFIGSET (overwrite), then create SOLR_COLLECTION from it, or reload it
          when it exists so an upgraded configset takes effect. Idempotent.
+A standalone Solr (e.g. the local stack's) has no configset upload or collections: there `check` waits for core
+SOLR_COLLECTION to be loaded and `apply` reloads it; its conf is laid down by whoever runs that Solr.
 """
 import io
 import json
@@ -29,7 +31,22 @@ def call(path, params, body=None, timeout=30):
         sys.exit(f"solr {path} {params.get('action')}: HTTP {err.code}: {detail}")
 
 
+def cloud_mode():
+    return call("/admin/info/system", {}, timeout=10).get("mode") == "solrcloud"
+
+
+def core_loaded(core):
+    status = call("/admin/cores", {"action": "STATUS", "core": core}, timeout=10).get("status", {})
+    return bool(status.get(core, {}).get("instanceDir"))
+
+
 def check():
+    if not cloud_mode():
+        core = os.environ["SOLR_COLLECTION"]
+        if not core_loaded(core):
+            sys.exit(f"standalone solr answers but has no core {core} (yet)")
+        print(f"solr: standalone, core {core} loaded")
+        return
     live = call("/admin/collections", {"action": "CLUSTERSTATUS"}, timeout=10).get("cluster", {}).get("live_nodes", [])
     if not live:
         sys.exit("solr answers but has no live nodes yet")
@@ -48,6 +65,10 @@ def configset_zip(directory):
 
 def apply():
     configset, collection = os.environ["CONFIGSET"], os.environ["SOLR_COLLECTION"]
+    if not cloud_mode():
+        call("/admin/cores", {"action": "RELOAD", "core": collection}, timeout=120)
+        print(f"standalone solr: core {collection} reloaded (a configset can only be uploaded to SolrCloud)")
+        return
     call("/admin/configs", {"action": "UPLOAD", "name": configset, "overwrite": "true"},
          body=configset_zip(os.environ["CONFIGSET_DIR"]))
     print(f"configset {configset} uploaded", flush=True)

@@ -51,7 +51,7 @@ spec:
       initContainers:
         - name: wait-for-{{ .store }}
           image: {{ include "newsfeed.image" (dict "image" $image "context" $ctx) }}
-          imagePullPolicy: IfNotPresent
+          imagePullPolicy: {{ default "IfNotPresent" $image.pullPolicy }}
           command: {{ toJson (concat (list "sh" "/init/wait-for.sh" .store) .command (list "check")) }}
           env:
             {{- .env | nindent 12 }}
@@ -72,7 +72,7 @@ spec:
       containers:
         - name: schema
           image: {{ include "newsfeed.image" (dict "image" $image "context" $ctx) }}
-          imagePullPolicy: IfNotPresent
+          imagePullPolicy: {{ default "IfNotPresent" $image.pullPolicy }}
           command: {{ toJson (concat .command (list "apply")) }}
           env:
             {{- .env | nindent 12 }}
