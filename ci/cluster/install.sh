@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The umbrella chart installed for real on the local node (ci/cluster.sh up first) with values/local-node.yaml:
-#   1. images: ci/cluster/images.sh builds the OCI archives, ci/cluster.sh import loads them into the node
+#   1. images: the jars (when missing) and ci/cluster/images.sh build the OCI archives, ci/cluster.sh import loads
+#      them into the node
 #   2. stores: ci/stack.sh up bound to the node IP (NEWSFEED_STACK_HOST), PostgreSQL open to the pod CIDR, in its
 #      own run dir $NEWSFEED_RUN/node-stack with port offset NEWSFEED_NODE_STACK_OFFSET (default 300)
 #   3. helm install --wait --wait-for-jobs of the offline chart copy (ci/cluster/offline-chart.sh): every pod
@@ -69,7 +70,11 @@ step() {
 }
 
 images() {
-  local built refs=() archives=() ref archive
+  local built refs=() archives=() ref archive svc
+  bash ci/tools.sh go >/dev/null   # helm and the k6 of the k6 image (seconds when warm)
+  for svc in "${SERVICES[@]}"; do
+    [ -f "services/$svc/target/$svc.jar" ] || { mvn -q -f services/pom.xml package -DskipTests; break; }
+  done
   built=$(bash ci/cluster/images.sh build)
   while read -r ref archive; do refs+=("$ref"); archives+=("$archive"); done <<< "$built"
   cluster import "${archives[@]}"
