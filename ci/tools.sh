@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs every pinned tool the project needs into ~/.cache/newsfeed and reuses it on later runs.
-# Usage: ci/tools.sh [all|apt|go|kube|node...]   (default: all). Prints the bin dir on the last line.
+# Usage: ci/tools.sh [all|apt|go|kube|node|prometheus-operator|ingress...]   (default: all). Prints the bin dir on the last line.
 #   node: what the local Kubernetes node needs (ci/cluster.sh): Debian's containerd, runc, CNI plugins,
 #         iptables...; kubelet, kube-scheduler, kube-proxy, kubectl from the same source tree as `kube`;
 #         CoreDNS, metrics-server, a small CRI client, the pause binary and their image archives.
@@ -268,6 +268,48 @@ prometheus_operator_tools() {
   mv "$images/images.env.tmp" "$images/images.env"
 }
 
+# ---- the ingress controller of the local node (ci/cluster/ingress.sh); target `ingress`
+TRAEFIK_VERSION=v3.7.9
+# Traefik from its module source (`go install` refuses its replaces): the zip leaves out the nested module
+# github.com/traefik/traefik/dynamic/ext (./pkg/config/dynamic/ext), upstream only two empty extension structs,
+# so they are written back; webui/static has no built assets in the zip, so the dashboard stays empty (off here).
+# Into ~/.cache/newsfeed/ingress: the static binary's OCI archive (user 65532) and images.env naming it.
+ingress_tools() {
+  local v=$TRAEFIK_VERSION dir="$TOOLS/traefik-$TRAEFIK_VERSION" src="$TOOLS/src/traefik-$TRAEFIK_VERSION" mod
+  local here images=$CACHE/ingress pkg=github.com/traefik/traefik/v3/pkg/version
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  if [ ! -x "$dir/traefik" ]; then
+    if [ ! -f "$src/go.mod" ]; then
+      mod=$(go mod download -json "github.com/traefik/traefik/v3@$v" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+      rm -rf "$src" "$src.tmp"; mkdir -p "$(dirname "$src")"; cp -r "$mod" "$src.tmp"; chmod -R u+w "$src.tmp"
+      mkdir -p "$src.tmp/pkg/config/dynamic/ext"
+      printf 'module github.com/traefik/traefik/dynamic/ext\n\ngo 1.24.0\n' > "$src.tmp/pkg/config/dynamic/ext/go.mod"
+      printf 'package ext\n\ntype HTTP struct{}\n\ntype Router struct{}\n' > "$src.tmp/pkg/config/dynamic/ext/ext.go"
+      mv "$src.tmp" "$src"
+    fi
+    log "building traefik $v (first run only, minutes)"
+    mkdir -p "$dir"
+    (cd "$src" && go build -mod=mod -trimpath -o "$dir/traefik.tmp" \
+      -ldflags "-s -w -X $pkg.Version=$v -X $pkg.BuildDate=1970-01-01T00:00:00Z" ./cmd/traefik &&
+      mv "$dir/traefik.tmp" "$dir/traefik")
+  fi
+  ln -sfn "$dir/traefik" "$BIN/traefik"
+  local ref=localhost/traefik:${v#v} tar w
+  mkdir -p "$images"; tar=$images/traefik_${v#v}.tar
+  if [ ! -f "$tar" ]; then
+    w=$(mktemp -d "$images/.rootfs.XXXXXX")
+    mkdir -p "$w/bin" "$w/etc" "$w/tmp"; chmod 1777 "$w/tmp"
+    cp "$dir/traefik" "$w/bin/traefik"
+    printf 'root:x:0:0:root:/:/sbin/nologin\ntraefik:x:65532:65532:traefik:/:/sbin/nologin\n' > "$w/etc/passwd"
+    printf 'root:x:0:\ntraefik:x:65532:\n' > "$w/etc/group"
+    python3 "$here/cluster/oci-image.py" "$ref" "$w" "$tar.tmp" --user 65532:65532 --entrypoint '["/bin/traefik"]' \
+      --expose 8000/tcp --label "org.opencontainers.image.description=Traefik $v" >/dev/null
+    mv "$tar.tmp" "$tar"; rm -rf "$w"
+  fi
+  printf 'TRAEFIK_IMAGE=%s\nTRAEFIK_VERSION=%s\n' "$ref" "$v" > "$images/images.env.tmp"
+  mv "$images/images.env.tmp" "$images/images.env"
+}
+
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
@@ -276,6 +318,7 @@ for t in "${targets[@]}"; do
     go) go_tools ;;
     kube) kube_tools ;;
     prometheus-operator) prometheus_operator_tools ;;
+    ingress) ingress_tools ;;
     node) node_tools ;;
     *) echo "unknown target: $t" >&2; exit 2 ;;
   esac
