@@ -131,9 +131,9 @@ down_all() {
   if net_owned; then
     if [ -x "$BIN/kube-proxy" ]; then "$BIN/kube-proxy" --cleanup >/dev/null 2>&1 || true; fi
     net_down
+    # the kubelet's pod cgroups, empty now (rmdir removes nothing else)
+    find /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} + 2>/dev/null || true
   fi
-  # the kubelet's pod cgroups, empty now (rmdir removes nothing else)
-  find /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods -depth -type d -exec rmdir {} + 2>/dev/null || true
 }
 
 down() {

@@ -32,6 +32,8 @@ state = "$RUN/containerd-state"
   # to containerd's own value instead.
   restrict_oom_score_adj = true
   enable_selinux = false
+  # pods' network namespaces under the state dir, not /run/netns: attributable to this run dir, unmounted by down
+  netns_mounts_under_state_dir = true
   [plugins."io.containerd.grpc.v1.cri".containerd]
     snapshotter = "overlayfs"
     default_runtime_name = "runc"
