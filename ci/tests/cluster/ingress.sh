@@ -1,0 +1,82 @@
+# Section "ingress" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
+# (ci/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, note,
+# poll, kc and WORK. Traefik (ci/cluster/ingress.sh) comes up, the release is upgraded with
+# ci/cluster/ingress/values.yaml, and the classic API answers through the chart's Ingress from this machine
+# (ci/cluster/api-check.sh with the Ingress host resolved to the controller's ClusterIP: participants, a
+# friendship, a post, the friend's inbound, a keyword search), plus GET /participant/{id}, a foreign Host's
+# 404, Traefik's access log naming each route's service, and `helm test` with the chart's gateway test. The
+# release goes back without the Ingress and the controller is removed.
+# shellcheck shell=bash
+
+ING_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+ING_HOST=traefik.ingress.svc.cluster.local
+ing_t0=$SECONDS
+ing_helm() { HELM_CONFIG_HOME=$WORK/ingress-chart/.helm/config HELM_CACHE_HOME=$WORK/ingress-chart/.helm/cache \
+  HELM_DATA_HOME=$WORK/ingress-chart/.helm/data helm --kubeconfig "$KUBECONFIG" "$@"; }
+ing_upgrade() {
+  local chart; chart=$(bash ci/cluster/offline-chart.sh "$WORK/ingress-chart") &&
+    ing_helm upgrade newsfeed "$chart" -n "$ING_NS" --reuse-values "$@" --wait --timeout 5m
+}
+# curl through the Ingress from this machine: the host name resolved to the controller's ClusterIP, as a pod's
+# DNS would; a curlrc (CURL_HOME) does the same for ci/cluster/api-check.sh's plain curl calls
+ing_curl() { curl -sS --max-time 10 --resolve "$ING_HOST:80:$ING_IP" "$@"; }
+ing_curlrc() { mkdir -p "$WORK/ingress-curl" && echo "resolve = $ING_HOST:80:$ING_IP" > "$WORK/ingress-curl/.curlrc"; }
+ing_api() {
+  ing_curlrc && CURL_HOME=$WORK/ingress-curl SOCIAL_GRAPH_URL=http://$ING_HOST OUTBOUND_URL=http://$ING_HOST \
+    INBOUND_URL=http://$ING_HOST SEARCH_URL=http://$ING_HOST sh ci/cluster/api-check.sh
+}
+ing_get_participant() {
+  local id
+  id=$(ing_curl -f -X POST -H 'Content-Type: application/json' -d '{"name":"Ingrid"}' "http://$ING_HOST/participant" |
+    sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p') && [ -n "$id" ] &&
+    ing_curl -f "http://$ING_HOST/participant/$id" | tee /dev/stderr | grep -q '"name":"Ingrid"'
+}
+ing_foreign_host() { [ "$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H 'Host: other.example' "http://$ING_IP/participant")" = 404 ]; }
+# every request of each route's shape reached that route's Service, none another: Traefik's JSON access log
+# names the Kubernetes Service each request went to
+ing_routes_logged() {
+  kc -n ingress logs deploy/traefik --tail=1000 | grep '^{' | jq -s -r '
+    def to($m; $p): [.[] | select(.RequestMethod == $m and (.RequestPath | test($p))) | .KubernetesServiceName] | unique;
+    [ ["POST /participant", to("POST"; "^/participant$"), "newsfeed-social-graph"],
+      ["GET /participant/{id}", to("GET"; "^/participant/[0-9]+$"), "newsfeed-social-graph"],
+      ["POST /participant/{id}/friends", to("POST"; "^/participant/[0-9]+/friends$"), "newsfeed-social-graph"],
+      ["GET /participant/{id}/friends", to("GET"; "^/participant/[0-9]+/friends$"), "newsfeed-social-graph"],
+      ["POST /participant/{id}/outbound", to("POST"; "^/participant/[0-9]+/outbound$"), "newsfeed-outbound"],
+      ["GET /participant/{id}/outbound", to("GET"; "^/participant/[0-9]+/outbound$"), "newsfeed-outbound"],
+      ["GET /participant/{id}/inbound", to("GET"; "^/participant/[0-9]+/inbound$"), "newsfeed-inbound"],
+      ["GET /outbound?keywords=", to("GET"; "^/outbound[?]keywords="), "newsfeed-search"] ]
+    | .[] | "\(if .[1] == [.[2]] then "ok" else "WRONG" end) \(.[0]) -> \(.[1] | join(","))"' | tee /dev/stderr |
+    { ! grep -v '^ok '; }
+}
+ing_helm_test() {
+  ing_helm test newsfeed -n "$ING_NS" --timeout 3m | tee /dev/stderr |
+    grep -A3 'TEST SUITE: *newsfeed-test-gateway' | grep -q 'Phase: *Succeeded'
+}
+# Traefik is Ready before its provider has turned the Ingress into routers: until then it answers 404 itself
+ing_routed() { [ "$(ing_curl -o /dev/null -w '%{http_code}' "http://$ING_HOST/outbound?keywords=ingress")" = 200 ]; }
+ing_no_ingress() { ! kc -n "$ING_NS" get ingress newsfeed-api 2>/dev/null; }
+
+check "ingress: bash ci/tools.sh ingress (Traefik and its image, cached)" bash ci/tools.sh ingress
+t=$SECONDS
+kcheck "ingress: ci/cluster/ingress.sh up (Traefik, IngressClass nginx)" bash ci/cluster/ingress.sh up
+note "ingress: controller up in $((SECONDS - t)) s"
+ING_IP=$(kc -n ingress get service traefik -o jsonpath='{.spec.clusterIP}' 2>/dev/null || true)
+t=$SECONDS
+kcheck "ingress: helm upgrade --reuse-values -f ci/cluster/ingress/values.yaml" ing_upgrade -f ci/cluster/ingress/values.yaml
+note "ingress: upgrade took $((SECONDS - t)) s"
+kcheck "ingress: Traefik publishes its ClusterIP in the Ingress status" poll 60 bash -c \
+  "[ \"\$(kubectl --kubeconfig '$KUBECONFIG' -n $ING_NS get ingress newsfeed-api -o jsonpath='{.status.loadBalancer.ingress[0].ip}')\" = '$ING_IP' ]"
+t=$SECONDS
+kcheck "ingress: Traefik routes the Ingress (GET /outbound?keywords= is 200)" poll 60 ing_routed
+note "ingress: routes live $((SECONDS - t)) s after the upgrade and status"
+kcheck "ingress: the classic API through the Ingress (participants, friends, post, inbound, search)" ing_api
+kcheck "ingress: GET /participant/{id} through the Ingress" ing_get_participant
+kcheck "ingress: a foreign Host is not routed (404)" ing_foreign_host
+kcheck "ingress: Traefik's access log names each route's service" ing_routes_logged
+kcheck "ingress: helm test (health and the gateway test through the Ingress host)" ing_helm_test
+kcheck "ingress: helm upgrade back without the Ingress" ing_upgrade --set ingress.enabled=false
+check "ingress: the Ingress is gone" ing_no_ingress
+kcheck "ingress: ci/cluster/ingress.sh down" bash ci/cluster/ingress.sh down
+check "ingress: namespace, IngressClass and RBAC removed" bash -c \
+  "! kubectl --kubeconfig '$KUBECONFIG' get namespace ingress 2>/dev/null && [ -z \"\$(kubectl --kubeconfig '$KUBECONFIG' get ingressclass,clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=newsfeed-ingress -o name)\" ]"
+note "ingress: section took $((SECONDS - ing_t0)) s"
