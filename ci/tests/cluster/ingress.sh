@@ -19,7 +19,7 @@ ing_upgrade() {
 }
 # curl through the Ingress from this machine: the host name resolved to the controller's ClusterIP, as a pod's
 # DNS would; a curlrc (CURL_HOME) does the same for ci/cluster/api-check.sh's plain curl calls
-ing_curl() { curl -sS --max-time 10 --resolve "$ING_HOST:80:$ING_IP" "$@"; }
+ing_curl() { curl --resolve "$ING_HOST:80:$ING_IP" -sS --max-time 10 "$@"; }
 ing_curlrc() { mkdir -p "$WORK/ingress-curl" && echo "resolve = $ING_HOST:80:$ING_IP" > "$WORK/ingress-curl/.curlrc"; }
 ing_api() {
   ing_curlrc && CURL_HOME=$WORK/ingress-curl SOCIAL_GRAPH_URL=http://$ING_HOST OUTBOUND_URL=http://$ING_HOST \
