@@ -6,7 +6,8 @@
 #            kubectl create job --from=cronjob; a restricted pod (non-root, read-only root, drop ALL);
 #            kubectl logs/exec; metrics API and kubectl top
 #  sections: ci/tests/cluster/NAME.sh sourced while the node is up (monitoring: the Prometheus Operator and the
-#            chart's ServiceMonitor/PrometheusRule), see SECTIONS below
+#            chart's ServiceMonitor/PrometheusRule; chart: the umbrella chart installed for real with
+#            values/local-node.yaml by ci/cluster/install.sh), see SECTIONS below
 #  teardown: down leaves no process, mount, link, netns, IP lease, route or iptables rule; up twice and down
 #            twice are idempotent
 # Needs root and `bash ci/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
@@ -242,7 +243,7 @@ outside_down
 # Each section is ci/tests/cluster/NAME.sh, sourced here in this order while the node is up (KUBECONFIG set; it
 # may use check, kcheck, note, poll, kc, WORK, NS and the images of images.env) and leaving the node as it found
 # it. NEWSFEED_CLUSTER_SECTIONS="a b" runs only those ("" none).
-SECTIONS=(monitoring)
+SECTIONS=(monitoring chart)
 read -ra SECTIONS <<< "${NEWSFEED_CLUSTER_SECTIONS-${SECTIONS[*]}}"
 for section in "${SECTIONS[@]}"; do
   if [ ! -f "ci/tests/cluster/$section.sh" ]; then fail_now "section $section: no ci/tests/cluster/$section.sh"; continue; fi

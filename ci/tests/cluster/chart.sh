@@ -1,0 +1,24 @@
+# Section "chart" of the cluster suite, sourced by ci/tests/cluster.sh while the node is up (it uses the suite's
+# check, note, fail_now, passed, failed and WORK): the umbrella chart for real with values/local-node.yaml, by
+# ci/cluster/install.sh — images built and imported, the local stack bound to the node IP, helm install --wait
+# (every pod Ready, the schema Jobs complete), helm test, the API from a pod through the Services, k6 smoke and
+# social Jobs. Each of its steps is one check; its timings and each service pod's start-to-Ready are notes.
+# Then install.sh down: release gone, no process of the node stack left.
+# shellcheck shell=bash
+
+chart_log=$WORK/logs/chart-install.log
+mkdir -p "$WORK/logs"
+chart_steps=0
+while IFS= read -r line; do
+  case $line in
+    "ok - "*) passed=$((passed + 1)); chart_steps=$((chart_steps + 1)); echo "$line" ;;
+    "FAIL - "*) failed=$((failed + 1)); echo "$line"; tail -n 80 "$chart_log" | sed 's/^/    /' ;;
+    "# "*) echo "$line" ;;
+  esac
+done < <(bash ci/cluster/install.sh 2> "$chart_log")
+# eight steps: a missing ok line is a step that never ran (the script stopped before it)
+[ "$chart_steps" -eq 8 ] || fail_now "ci/cluster/install.sh ran all 8 steps ($chart_steps ok; log $chart_log)"
+
+chart_stack_gone() { ! pgrep -f "[${WORK:0:1}]${WORK:1}/run/node-stack/"; }
+check "ci/cluster/install.sh down: release uninstalled, namespace and node stack gone" bash ci/cluster/install.sh down
+check "no process of the node stack left" chart_stack_gone
