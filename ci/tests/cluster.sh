@@ -22,6 +22,7 @@ export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-950}
 SUITE_START=$SECONDS
 
 WORK=$(mktemp -d /tmp/newsfeed-cluster-test.XXXXXX)
+chmod 711 "$WORK"   # sections start stores as their own users (PostgreSQL as postgres): it must be traversable
 export NEWSFEED_RUN=$WORK/run
 RUN=$NEWSFEED_RUN/cluster
 export KUBECONFIG=$RUN/control-plane/kubeconfig
@@ -247,10 +248,10 @@ SECTIONS=(monitoring chart)
 read -ra SECTIONS <<< "${NEWSFEED_CLUSTER_SECTIONS-${SECTIONS[*]}}"
 for section in "${SECTIONS[@]}"; do
   if [ ! -f "ci/tests/cluster/$section.sh" ]; then fail_now "section $section: no ci/tests/cluster/$section.sh"; continue; fi
-  t=$SECONDS
+  section_t0=$SECONDS   # not t: sections use that name themselves
   # shellcheck source=/dev/null
   . "ci/tests/cluster/$section.sh"
-  note "section $section took $((SECONDS - t)) s"
+  note "section $section took $((SECONDS - section_t0)) s"
 done
 
 # ---------------------------------------------------------------- teardown
