@@ -19,6 +19,7 @@ done < <(bash ci/cluster/install.sh 2> "$chart_log")
 # eight steps: a missing ok line is a step that never ran (the script stopped before it)
 [ "$chart_steps" -eq 8 ] || fail_now "ci/cluster/install.sh ran all 8 steps ($chart_steps ok; log $chart_log)"
 
+[ "$chart_steps" -ne 8 ] || . ci/tests/cluster/ingress.sh   # the release through Traefik, before its down
 chart_stack_gone() { ! pgrep -f "[${WORK:0:1}]${WORK:1}/run/node-stack/"; }
 check "ci/cluster/install.sh down: release uninstalled, namespace and node stack gone" bash ci/cluster/install.sh down
 check "no process of the node stack left" chart_stack_gone
