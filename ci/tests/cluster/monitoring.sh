@@ -103,12 +103,12 @@ sys.exit(0 if good and k6 else 1)
 PY
 }
 
-t=$SECONDS
+mon_t=$SECONDS
 check "bash ci/tools.sh prometheus-operator (operator, reloader, images, CRDs)" bash ci/tools.sh prometheus-operator
-note "prometheus-operator tools took $((SECONDS - t)) s"
-t=$SECONDS
+note "prometheus-operator tools took $((SECONDS - mon_t)) s"
+mon_t=$SECONDS
 check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
-note "monitoring up took $((SECONDS - t)) s"
+note "monitoring up took $((SECONDS - mon_t)) s"
 if [ "$LAST" != ok ]; then   # nothing below can pass: leave the node as found and skip the section
   bash ci/cluster/monitoring.sh down >/dev/null 2>&1 || true
   return 0
@@ -129,10 +129,10 @@ check "the k6 image (ci/cluster/images.sh build k6) imported" bash ci/cluster.sh
 sed -e "s|@BUSYBOX_IMAGE@|$BUSYBOX_IMAGE|g" ci/tests/cluster/monitoring-standin.yaml |
   kc -n "$MON_NS" apply -f - > "$WORK/monitoring-standin.log" 2>&1 || true   # the rollout check reports it
 kcheck "stand-in for social-graph rolled out" kc -n "$MON_NS" rollout status deploy/social-graph-standin --timeout=120s
-t=$SECONDS
+mon_t=$SECONDS
 # (the operator's new config reaches the pod through a Secret volume: up to a minute of the kubelet's sync)
 check "target serviceMonitor/$MON_NS/newsfeed-social-graph/0 up" poll 120 target_up
-note "target up $((SECONDS - t)) s after the stand-in was ready"
+note "target up $((SECONDS - mon_t)) s after the stand-in was ready"
 mon_up=$(date +%s)
 # k6 from now on, so its 100s lie inside the report's minutes
 sed -e "s|@K6_IMAGE@|${K6_REF_TAR%% *}|g" -e "s|@TESTID@|$MON_TESTID|g" ci/tests/cluster/monitoring-k6.yaml |
@@ -140,10 +140,10 @@ sed -e "s|@K6_IMAGE@|${K6_REF_TAR%% *}|g" -e "s|@TESTID@|$MON_TESTID|g" ci/tests
 check "honorLabels: the stand-in's own service label kept, no exported_service" own_service_label
 : > "$WORK/monitoring-rules-ok"
 check "every rule group of the chart's PrometheusRule loaded and evaluated healthy" poll 150 rules_healthy
-t=$SECONDS
+mon_t=$SECONDS
 check "recorded service:newsfeed_http_server_requests:per_minute of the stand-in = 600 (±15 %)" poll 180 \
   prom_between 'service:newsfeed_http_server_requests:per_minute{service="social-graph"}' 510 690
-note "per-minute throughput as known $((SECONDS - t)) s later"
+note "per-minute throughput as known $((SECONDS - mon_t)) s later"
 check "recorded p50 = 10 ms, p95 = 37.5 ms (±15 %)" quantiles_known
 check "k6 pod remote-wrote: k6_http_reqs_total{testid=$MON_TESTID}" poll 60 prom_value "sum(k6_http_reqs_total{testid=\"$MON_TESTID\"})"
 check "recorded testid:k6_http_reqs:per_minute of the k6 pod = 300 (±20 %)" poll 120 \
@@ -159,8 +159,8 @@ check "no rule evaluation failed" no_rule_error
 kc -n monitoring top pods --containers 2>/dev/null | sed 's/^/# /' || true
 
 kc delete namespace "$MON_NS" --wait --timeout=120s >/dev/null 2>&1 || true
-t=$SECONDS
+mon_t=$SECONDS
 check "ci/cluster/monitoring.sh down" bash ci/cluster/monitoring.sh down
-note "monitoring down took $((SECONDS - t)) s"
+note "monitoring down took $((SECONDS - mon_t)) s"
 check "down: namespace, cluster RBAC and CRDs gone" monitoring_gone
 note "monitoring section took $((SECONDS - mon_t0)) s"
