@@ -63,7 +63,10 @@ control-plane-up: ## start a local etcd + kube-apiserver + controller-manager (n
 control-plane-down: ## stop the local control plane
 	bash ci/control-plane.sh stop
 
-.PHONY: cluster-up cluster-down
+.PHONY: cluster-up cluster-down cluster-demo
+cluster-demo: ## the whole system in a real Kubernetes on this machine + a k6 Job + the per-minute report (as root)
+	bash ci/cluster/demo.sh
+
 cluster-up: ## start a real single-node Kubernetes on this machine (as root; ci/cluster/README.md)
 	bash ci/tools.sh apt kube node >/dev/null && bash ci/cluster.sh up
 

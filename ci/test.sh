@@ -6,8 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-# offline checks first (fast feedback), then the suites on real stores; faults last: it stops and starts stores
-ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness experiment faults)
+# offline checks first (fast feedback), then the suites on real stores; faults late (it stops and starts stores), then
+# cluster (a real Kubernetes node: machine-wide bridges, routes and iptables rules)
+ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness experiment faults cluster)
 # these share one stack started here; stack, lifecycle, experiment and faults start their own (they stop or restart stores)
 STACK_SUITES=" services e2e load robustness "
 suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=("${ALL_SUITES[@]}")

@@ -3,7 +3,7 @@
 #   1. images: the jars (when missing) and ci/cluster/images.sh build the OCI archives, ci/cluster.sh import loads
 #      them into the node
 #   2. stores: ci/stack.sh up bound to the node IP (NEWSFEED_STACK_HOST), PostgreSQL open to the pod CIDR, in its
-#      own run dir $NEWSFEED_RUN/node-stack with port offset NEWSFEED_NODE_STACK_OFFSET (default 300)
+#      own run dir $NEWSFEED_RUN/node-stack with port offset NEWSFEED_NODE_STACK_OFFSET (default 1375)
 #   3. helm install --wait --wait-for-jobs of the offline chart copy (ci/cluster/offline-chart.sh): every pod
 #      Ready, the init Jobs complete; the stack's ports and PostgreSQL password come in a generated values file
 #   4. proofs: the init Jobs' logs, `helm test`, the API through the Services (ci/cluster/api-check.sh in a Job),
@@ -15,7 +15,9 @@
 #        ci/cluster/install.sh down   uninstall the release, delete its namespace, stop the node stack
 # Environment: NEWSFEED_RUN (this script's work dir and the stack's, below it), NEWSFEED_PORT_OFFSET of the node (as
 # for ci/cluster.sh), NEWSFEED_CLUSTER_RUN (the node's run dir when another NEWSFEED_RUN started it),
-# NEWSFEED_NODE_NAMESPACE (default newsfeed), NEWSFEED_NODE_STACK_OFFSET (default 300).
+# NEWSFEED_NODE_NAMESPACE (default newsfeed), NEWSFEED_NODE_STACK_OFFSET (default 1375: no port in common with the
+# other run dirs' offsets, e.g. the shared stack of ci/test.sh at 300), NEWSFEED_NODE_VALUES (more values files
+# over values/local-node.yaml, space-separated, e.g. ci/cluster/monitoring/values.yaml).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$ROOT"
@@ -26,7 +28,7 @@ WORK=$RUN/node-install
 NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
 RELEASE=newsfeed
 STACK_RUN=$RUN/node-stack
-STACK_OFFSET=${NEWSFEED_NODE_STACK_OFFSET:-300}
+STACK_OFFSET=${NEWSFEED_NODE_STACK_OFFSET:-1375}
 CLUSTER_RUN=${NEWSFEED_CLUSTER_RUN:-$RUN}
 SERVICES=(social-graph outbound inbound search)
 log() { echo "[install $(date +%T)] $*" >&2; }
@@ -120,12 +122,13 @@ EOF
 }
 
 helm_install() {
-  local chart; chart=$(bash ci/cluster/offline-chart.sh "$WORK/chart")
+  local chart extra=() f; chart=$(bash ci/cluster/offline-chart.sh "$WORK/chart")
+  for f in ${NEWSFEED_NODE_VALUES:-}; do extra+=(-f "$f"); done
   stack_values
   if helm status "$RELEASE" -n "$NS" >/dev/null 2>&1; then helm uninstall "$RELEASE" -n "$NS" --wait >&2; fi
   kubectl get namespace "$NS" >/dev/null 2>&1 || kubectl create namespace "$NS" >&2
   HELM_CONFIG_HOME=$WORK/chart/.helm/config HELM_CACHE_HOME=$WORK/chart/.helm/cache HELM_DATA_HOME=$WORK/chart/.helm/data \
-    helm install "$RELEASE" "$chart" -n "$NS" -f values/local-node.yaml -f "$WORK/stack-values.yaml" \
+    helm install "$RELEASE" "$chart" -n "$NS" -f values/local-node.yaml "${extra[@]}" -f "$WORK/stack-values.yaml" \
     --wait --wait-for-jobs --timeout 10m >&2
 }
 

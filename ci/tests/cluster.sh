@@ -10,6 +10,7 @@
 #            values/local-node.yaml by ci/cluster/install.sh), see SECTIONS below
 #  teardown: down leaves no process, mount, link, netns, IP lease, route or iptables rule; up twice and down
 #            twice are idempotent
+#  demo:     `make cluster-demo` (short) produces its report and leaves the machine as before
 # Needs root and `bash ci/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
 # to 950; NEWSFEED_CLUSTER_KEEP=1 keeps the work dir with every check's log). One node per machine: do not run
 # it while another ci/cluster.sh node is up.
@@ -281,6 +282,23 @@ started=false
 check "down twice: nothing to stop" bash -c "bash ci/cluster.sh down 2>&1 | grep -q 'nothing to stop'"
 machine_state > "$WORK/machine.after2"
 check "machine as before after the second down" diff "$WORK/machine.before" "$WORK/machine.after2"
+
+# ---------------------------------------------------------------- the README's one command
+# make cluster-demo as a user runs it, short: it starts the node, monitoring, ingress and the release, runs a k6
+# Job, writes the report from the in-cluster Prometheus, and takes everything down again
+DEMO_RUN=$WORK/demo-run
+cluster_demo() { env NEWSFEED_RUN="$DEMO_RUN" DEMO_DURATION=20s DEMO_RATE=5 make -s cluster-demo; }
+t=$SECONDS
+check "make cluster-demo (20 s of k6 at 5 it/s)" cluster_demo
+note "make cluster-demo took $((SECONDS - t)) s"
+# the report has the k6 run's rows and the services' recorded rows (read from the in-cluster Prometheus)
+demo_report() {
+  local md; md=$(ls "$DEMO_RUN"/reports/cluster-demo-*/per-minute.md) || return 1
+  cat "$md"; ls "$(dirname "$md")"/*.png >/dev/null && grep -q 'POST /participant' "$md" && grep -qi 'k6' "$md"
+}
+check "its per-minute report (tables, PNG charts) has the services' and k6's rows" demo_report
+machine_state > "$WORK/machine.after3"
+check "machine as before after make cluster-demo" diff "$WORK/machine.before" "$WORK/machine.after3"
 
 finish
 [ "$failed" -eq 0 ]

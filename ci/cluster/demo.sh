@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `make cluster-demo`: the whole system in a real Kubernetes on this machine, one command. The node
+# (ci/cluster.sh), the Prometheus Operator and its Prometheus (ci/cluster/monitoring.sh), the ingress controller
+# (ci/cluster/ingress.sh), the chart installed with values/local-node.yaml plus the monitoring and ingress layers
+# (ci/cluster/install.sh: stores on the node IP, helm install --wait, helm test, the API, k6 smoke and social
+# Jobs); then a k6 social Job from the chart's CronJob at DEMO_RATE for DEMO_DURATION, remote-writing to the
+# in-cluster Prometheus, and the per-minute report (Markdown, CSV, PNG charts) read from that Prometheus.
+# Stops everything it started unless KEEP_RUNNING=1; then it ends with where the API, Prometheus and the report
+# are and the command that stops it all.
+#   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-0}
+DEMO_DURATION=${DEMO_DURATION:-3m}
+DEMO_RATE=${DEMO_RATE:-50}
+NS=newsfeed RELEASE=newsfeed
+log() { echo "[cluster-demo $(date +%T)] $*"; }
+
+[ "$(id -u)" = 0 ] || { log "the node needs root (containers, bridges, iptables)"; exit 1; }
+PATH="$(bash ci/tools.sh all node prometheus-operator ingress | tail -n 1):$PATH"; export PATH
+
+stop_all() {
+  [ "${KEEP_RUNNING:-0}" = 1 ] && return
+  bash ci/cluster/install.sh down || true
+  bash ci/cluster/ingress.sh down || true
+  bash ci/cluster/monitoring.sh down || true
+  bash ci/cluster.sh down || true
+}
+trap stop_all EXIT
+
+bash ci/cluster.sh up
+eval "$(bash ci/cluster.sh env)"
+
+bash ci/cluster/monitoring.sh up
+bash ci/cluster/ingress.sh up
+NEWSFEED_NODE_VALUES="ci/cluster/monitoring/values.yaml ci/cluster/ingress/values.yaml" bash ci/cluster/install.sh up
+PROMETHEUS_URL=$(bash ci/cluster/monitoring.sh url)
+INGRESS_URL=$(bash ci/cluster/ingress.sh url)
+INGRESS_HOST=$(awk '/^  hostname:/ {print $2}' ci/cluster/ingress/values.yaml)
+
+# the run's id is the Job's name (a label on every k6 series); RATE and DURATION replace the CronJob's profile
+testid=cluster-demo-$(date +%Y%m%d-%H%M%S)
+log "k6 social Job $testid in the node: $DEMO_RATE it/s for $DEMO_DURATION"
+start=$(date +%s)
+kubectl -n "$NS" create job --from="cronjob/$RELEASE-k6-social" "$testid" --dry-run=client -o json |
+  jq --arg rate "$DEMO_RATE" --arg duration "$DEMO_DURATION" '
+    .spec.template.spec.containers |= map(.env = ([(.env // [])[] | select(.name != "RATE" and .name != "DURATION")]
+      + [{name: "RATE", value: $rate}, {name: "DURATION", value: $duration}]))' |
+  kubectl -n "$NS" apply -f - > /dev/null
+k6_rc=0
+kubectl -n "$NS" wait --for=condition=complete "job/$testid" --timeout=30m > /dev/null || k6_rc=1
+kubectl -n "$NS" logs "job/$testid" --tail=40 || true
+[ "$k6_rc" = 0 ] || log "the k6 Job did not complete (thresholds or errors): its log is above"
+
+# whole minutes, as make demo: the first minute boundary after the run, once its scrapes and rules have landed
+end=$(( ($(date +%s) + 59) / 60 * 60 ))
+wait_s=$(( end + 40 - $(date +%s) ))
+log "waiting ${wait_s}s for the minute ending $(date -u -d "@$end" +%H:%M) to be recorded"
+sleep "$wait_s"
+out=$NEWSFEED_RUN/reports/$testid
+PROMETHEUS_URL=$PROMETHEUS_URL bash ci/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
+cat "$out/per-minute.md"
+log "report:     $out/per-minute.md (per-minute.csv and PNG charts beside it), from the in-cluster Prometheus"
+if [ "${KEEP_RUNNING:-0}" = 1 ]; then
+  stop_cmd="make clean"
+  [ "$NEWSFEED_PORT_OFFSET" = 0 ] || stop_cmd="NEWSFEED_PORT_OFFSET=$NEWSFEED_PORT_OFFSET $stop_cmd"
+  [ "$NEWSFEED_RUN" = "$PWD/.run" ] || stop_cmd="NEWSFEED_RUN=$NEWSFEED_RUN $stop_cmd"
+  log "API:        $INGRESS_URL with Host: $INGRESS_HOST (the chart's Ingress; e.g. curl -H 'Host: $INGRESS_HOST' $INGRESS_URL/participant/1)"
+  log "Prometheus: $PROMETHEUS_URL (the chart's recording rules: $PROMETHEUS_URL/rules)"
+  log "kubectl:    export KUBECONFIG=$KUBECONFIG"
+  log "still running; stop everything with: $stop_cmd"
+fi
+exit "$k6_rc"
