@@ -11,6 +11,8 @@ export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-0}
 DEMO_DURATION=${DEMO_DURATION:-3m}
 DEMO_RATE=${DEMO_RATE:-50}
 log() { echo "[demo $(date +%T)] $*"; }
+# shellcheck source=ci/demo-common.sh
+source ci/demo-common.sh
 
 PATH="$(bash ci/tools.sh all | tail -n 1):$PATH"; export PATH
 log "building the services"
@@ -36,25 +38,17 @@ testid=demo-$(date +%Y%m%d-%H%M%S)
 log "k6 social run $testid: $DEMO_RATE it/s for $DEMO_DURATION"
 start=$(date +%s)
 TESTID=$testid DURATION=$DEMO_DURATION RATE=$DEMO_RATE PROMETHEUS_URL=$PROMETHEUS_URL bash ci/load.sh social || k6_rc=$?
-# the report's rows are whole minutes: end at the first minute boundary after the run, once the last scrape
-# (5 s) and the 30 s rule evaluation after it have landed, so the run's last minute is in the report
-end=$(( ($(date +%s) + 59) / 60 * 60 ))
-wait_s=$(( end + 40 - $(date +%s) ))
-log "waiting ${wait_s}s for the minute ending $(date -u -d "@$end" +%H:%M) to be recorded"
-sleep "$wait_s"
+# the report's rows are whole minutes: its window ends once the run's last minute is recorded
+end=$(report_end)
 
 out=$NEWSFEED_RUN/reports/$testid
 bash ci/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
 cat "$out/per-minute.md"
 log "report:     $out/per-minute.md (per-minute.csv, PNG charts and the k6 HTML dashboard beside it)"
 if [ "${KEEP_RUNNING:-0}" = 1 ]; then
-  # the command that stops it all names this run dir and offset when they are not the defaults
-  stop_cmd="make clean"
-  [ "$NEWSFEED_PORT_OFFSET" = 0 ] || stop_cmd="NEWSFEED_PORT_OFFSET=$NEWSFEED_PORT_OFFSET $stop_cmd"
-  [ "$NEWSFEED_RUN" = "$PWD/.run" ] || stop_cmd="NEWSFEED_RUN=$NEWSFEED_RUN $stop_cmd"
   log "API:        $API_URL (the classic single API, e.g. curl $API_URL/participant/1)"
   log "Prometheus: $PROMETHEUS_URL (recording rules: $PROMETHEUS_URL/rules)"
   log "dashboards: charts/newsfeed/files/dashboards/*.json (import into a Grafana reading $PROMETHEUS_URL)"
-  log "still running; stop everything with: $stop_cmd"
+  log "still running; stop everything with: $(stop_command)"
 fi
 exit "${k6_rc:-0}"

@@ -16,6 +16,8 @@ DEMO_DURATION=${DEMO_DURATION:-3m}
 DEMO_RATE=${DEMO_RATE:-50}
 NS=newsfeed RELEASE=newsfeed
 log() { echo "[cluster-demo $(date +%T)] $*"; }
+# shellcheck source=ci/demo-common.sh
+source ci/demo-common.sh
 
 [ "$(id -u)" = 0 ] || { log "the node needs root (containers, bridges, iptables)"; exit 1; }
 PATH="$(bash ci/tools.sh all node prometheus-operator ingress | tail -n 1):$PATH"; export PATH
@@ -53,22 +55,16 @@ kubectl -n "$NS" wait --for=condition=complete "job/$testid" --timeout=30m > /de
 kubectl -n "$NS" logs "job/$testid" --tail=40 || true
 [ "$k6_rc" = 0 ] || log "the k6 Job did not complete (thresholds or errors): its log is above"
 
-# whole minutes, as make demo: the first minute boundary after the run, once its scrapes and rules have landed
-end=$(( ($(date +%s) + 59) / 60 * 60 ))
-wait_s=$(( end + 40 - $(date +%s) ))
-log "waiting ${wait_s}s for the minute ending $(date -u -d "@$end" +%H:%M) to be recorded"
-sleep "$wait_s"
+# whole minutes, as make demo: the window ends once the run's last minute is recorded
+end=$(report_end)
 out=$NEWSFEED_RUN/reports/$testid
 PROMETHEUS_URL=$PROMETHEUS_URL bash ci/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
 cat "$out/per-minute.md"
 log "report:     $out/per-minute.md (per-minute.csv and PNG charts beside it), from the in-cluster Prometheus"
 if [ "${KEEP_RUNNING:-0}" = 1 ]; then
-  stop_cmd="make clean"
-  [ "$NEWSFEED_PORT_OFFSET" = 0 ] || stop_cmd="NEWSFEED_PORT_OFFSET=$NEWSFEED_PORT_OFFSET $stop_cmd"
-  [ "$NEWSFEED_RUN" = "$PWD/.run" ] || stop_cmd="NEWSFEED_RUN=$NEWSFEED_RUN $stop_cmd"
   log "API:        $INGRESS_URL with Host: $INGRESS_HOST (the chart's Ingress; e.g. curl -H 'Host: $INGRESS_HOST' $INGRESS_URL/participant/1)"
   log "Prometheus: $PROMETHEUS_URL (the chart's recording rules: $PROMETHEUS_URL/rules)"
   log "kubectl:    export KUBECONFIG=$KUBECONFIG"
-  log "still running; stop everything with: $stop_cmd"
+  log "still running; stop everything with: $(stop_command)"
 fi
 exit "$k6_rc"
