@@ -21,6 +21,9 @@
 #   --values FILE       extra values for every upgrade, repeatable (e.g. values/scaling/hpa.yaml)
 #   --key K[,K2]        value(s) set to the replica count, default <service>.replicaCount; with an HPA e.g.
 #                       <service>.autoscaling.hpa.minReplicas,<service>.autoscaling.hpa.maxReplicas
+#   --cpu-limit Q       CPU request = limit of each replica of the service (e.g. 250m): one replica then
+#                       saturates long before a small node does, and N replicas are N equal units
+#   --set K=V           one more helm --set for every upgrade, repeatable
 #   --job-timeout S     give up waiting for a k6 Job, default 3600;  --dry-run  print helm/kubectl, run nothing
 #  local mode: NEWSFEED_RUN, NEWSFEED_PORT_OFFSET and NEWSFEED_STACK_ENV as for ci/services.sh; the stores
 #   must be up; services, gateway and Prometheus are started when not running (and then stopped at the end).
@@ -32,11 +35,12 @@ export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
 
 log() { echo "[experiment $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
-usage() { sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 MODE="" SERVICE="" REPLICAS="" SCENARIO=social RATE=50 DURATION=2m WARMUP="" SETTLE=10 PAD="" THROUGHPUT=""
 OUT="" TITLE="" CHART_FLAG=() K6_ENV=()
 RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed VALUES_FILES=() SCALE_KEYS="" JOB_TIMEOUT=3600 DRY_RUN=false
+CPU_LIMIT="" HELM_SETS=()
 while [ $# -gt 0 ]; do
   case $1 in
     --mode) MODE=$2; shift 2 ;;
@@ -58,6 +62,8 @@ while [ $# -gt 0 ]; do
     --chart) CHART=$2; shift 2 ;;
     --values) VALUES_FILES+=("$2"); shift 2 ;;
     --key) SCALE_KEYS=$2; shift 2 ;;
+    --cpu-limit) CPU_LIMIT=$2; shift 2 ;;
+    --set) HELM_SETS+=("$2"); shift 2 ;;
     --job-timeout) JOB_TIMEOUT=$2; shift 2 ;;
     --dry-run) DRY_RUN=true; shift ;;
     -h|--help) usage ;;
@@ -65,19 +71,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-# k6 duration (1h2m3s, 90s, 500ms) in seconds
-seconds_of() {
-  local d=$1 total=0 n unit
-  [[ $d =~ ^([0-9]+(\.[0-9]+)?(h|ms|m|s))+$ ]] || return 1
-  while [[ $d =~ ^([0-9]+(\.[0-9]+)?)(h|ms|m|s)(.*)$ ]]; do
-    n=${BASH_REMATCH[1]} unit=${BASH_REMATCH[3]} d=${BASH_REMATCH[4]}
-    case $unit in h) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n*3600}') ;;
-      m) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n*60}') ;;
-      s) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n}') ;;
-      ms) total=$(awk -v t="$total" -v n="$n" 'BEGIN{print t+n/1000}') ;; esac
-  done
-  echo "$total"
-}
+# shellcheck source=ci/experiment/duration.sh
+source ci/experiment/duration.sh
 
 [[ $MODE =~ ^(local|cluster)$ ]] || { log "--mode local|cluster is required"; usage; }
 [[ $SERVICE =~ ^(social-graph|outbound|inbound|search)$ ]] || { log "--service social-graph|outbound|inbound|search"; usage; }
@@ -93,6 +88,11 @@ DURATION_S=$(seconds_of "$DURATION") || die "--duration '$DURATION' is not a k6 
 [ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events|api)$ ]] || die "--throughput http|events|api"
 for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
 SCALE_KEYS=${SCALE_KEYS:-$SERVICE.replicaCount}
+if [ "$MODE" = local ] && { [ -n "$CPU_LIMIT" ] || [ ${#HELM_SETS[@]} -gt 0 ]; }; then
+  die "--cpu-limit and --set are for --mode cluster (local instances have no CPU limit)"
+fi
+[ -z "$CPU_LIMIT" ] || [[ $CPU_LIMIT =~ ^([0-9]+m|[0-9]+(\.[0-9]+)?)$ ]] || die "--cpu-limit '$CPU_LIMIT' is not a CPU quantity (250m, 0.5)"
+for kv in "${HELM_SETS[@]}"; do [[ $kv =~ ^[A-Za-z0-9_.-]+= ]] || die "--set '$kv' is not KEY=VALUE"; done
 PAD=${PAD:-$([ "$MODE" = cluster ] && echo 40 || echo 12)}
 STAMP=$(date -u +%Y%m%dt%H%M%Sz)
 OUT=${OUT:-$NEWSFEED_RUN/experiments/$SERVICE-$MODE-$STAMP}
@@ -109,9 +109,10 @@ OUT=$(cd "$OUT" && pwd)
 trap 'mode_cleanup' EXIT
 jq -n --arg mode "$MODE" --arg service "$SERVICE" --arg replicas "$REPLICAS" --arg scenario "$SCENARIO" \
   --arg rate "$RATE" --arg duration "$DURATION" --arg warmup "$WARMUP" --arg env "${K6_ENV[*]}" \
-  --arg keys "$SCALE_KEYS" --arg started "$STAMP" \
+  --arg keys "$SCALE_KEYS" --arg started "$STAMP" --arg cpu "$CPU_LIMIT" --arg sets "${HELM_SETS[*]}" \
   '{mode: $mode, service: $service, replicas: $replicas, scenario: $scenario, rate: $rate, duration: $duration,
-    warmup: $warmup, k6_env: $env, scale_keys: $keys, started: $started}' > "$OUT/experiment.json"
+    warmup: $warmup, k6_env: $env, scale_keys: $keys, cpu_limit: $cpu, helm_sets: $sets, started: $started}' \
+  > "$OUT/experiment.json"
 mode_prepare
 
 # k8s object names (the cluster Job is named after its test id): lowercase, digits and dashes

@@ -3,8 +3,12 @@
 # `<release>-k6-<scenario>` as a Job with its own TESTID/RATE/DURATION, waits for it, and leaves the
 # measuring to the Prometheus at PROMETHEUS_URL (e.g. a `kubectl port-forward` to the cluster's Prometheus).
 # Uses the runner's globals (SERVICE, SCENARIO, RATE, DURATION, DURATION_S, K6_ENV, RELEASE, NAMESPACE, CHART,
-# VALUES_FILES, SCALE_KEYS, JOB_TIMEOUT, DRY_RUN) and sets RUN_K6_START, RUN_T0, RUN_T1, RUN_EXIT, RUN_DIR.
+# VALUES_FILES, SCALE_KEYS, CPU_LIMIT, HELM_SETS, JOB_TIMEOUT, DRY_RUN) and sets RUN_K6_START, RUN_T0, RUN_T1, RUN_EXIT, RUN_DIR.
 # shellcheck shell=bash disable=SC2034   # RUN_* are read by ci/experiment.sh
+
+# shellcheck source=ci/experiment/host_cpu.sh
+source ci/experiment/host_cpu.sh
+sampler_pid="" NODES_HERE=false
 
 # kubectl/helm, or with --dry-run only printed (to see the plan without a cluster)
 kc() { if $DRY_RUN; then echo "+ kubectl -n $NAMESPACE $*" >&2; else kubectl -n "$NAMESPACE" "$@"; fi; }
@@ -19,6 +23,13 @@ mode_prepare() {
   kubectl -n "$NAMESPACE" get "cronjob/$RELEASE-k6-$SCENARIO" >/dev/null \
     || die "no CronJob $RELEASE-k6-$SCENARIO (k6.enabled and k6.scenarios.$SCENARIO.enabled in the release?)"
   curl -sf -m 5 -o /dev/null "$PROMETHEUS_URL/-/ready" || die "Prometheus at $PROMETHEUS_URL is not ready"
+  # every node's address is one of this machine's (ci/cluster.sh's node): the host CPU is the cluster's CPU
+  local ip here=true
+  for ip in $(kubectl get nodes -o jsonpath='{.items[*].status.addresses[?(@.type=="InternalIP")].address}'); do
+    ip -o addr show | grep -q " inet $ip/" || here=false
+  done
+  NODES_HERE=$here
+  ! $NODES_HERE || log "the cluster's node runs on this machine: host CPU busy is measured too"
 }
 
 deployment_of_service() {
@@ -29,6 +40,8 @@ deployment_of_service() {
 mode_scale() {
   local n=$1 sets=() key
   for key in ${SCALE_KEYS//,/ }; do sets+=(--set "$key=$n"); done
+  [ -z "$CPU_LIMIT" ] || sets+=(--set "$SERVICE.resources.requests.cpu=$CPU_LIMIT" --set "$SERVICE.resources.limits.cpu=$CPU_LIMIT")
+  for key in "${HELM_SETS[@]}"; do sets+=(--set "$key"); done
   local values=() f
   for f in "${VALUES_FILES[@]}"; do values+=(-f "$f"); done
   hm upgrade "$RELEASE" "$CHART" -n "$NAMESPACE" --reuse-values "${values[@]}" "${sets[@]}" >&2 \
@@ -65,6 +78,7 @@ mode_run() {
     return 0
   fi
   job_manifest "$job" > "$dir/job.json"
+  ! $NODES_HERE || start_sampler "$dir/host-cpu.txt"
   kubectl -n "$NAMESPACE" apply -f "$dir/job.json" >&2 || die "could not create job/$job"
   # Complete or Failed (a failed k6 threshold exits 99: the run is still measured, its exit recorded)
   local deadline=$((SECONDS + JOB_TIMEOUT)) state=""
@@ -75,6 +89,7 @@ mode_run() {
     [ -n "$state" ] && break
     kubectl -n "$NAMESPACE" wait --for=condition=complete "job/$job" --timeout=30s >/dev/null 2>&1 || true
   done
+  stop_sampler
   kubectl -n "$NAMESPACE" logs "job/$job" --all-containers > "$dir/k6.log" 2>&1 || true
   [ -n "$state" ] || die "job/$job neither completed nor failed within ${JOB_TIMEOUT}s (see $dir/k6.log)"
   [ "${state%% *}" = Complete ] || RUN_EXIT=1
@@ -83,4 +98,4 @@ mode_run() {
   RUN_T0=$((RUN_T1 - ${DURATION_S%.*}))
 }
 
-mode_cleanup() { :; }
+mode_cleanup() { stop_sampler; }

@@ -72,18 +72,8 @@ ensure_scraped() {
     || log "WARNING: ci/prometheus.sh does not scrape every instance of SERVICE_INSTANCES: service-side numbers cover only the scraped ones"
 }
 
-# Background sampler of the host's CPU counters (/proc/stat), one line a second: "epoch cpu user nice ...".
-start_sampler() {
-  local file=$1
-  (while :; do echo "$(date +%s.%N) $(head -n 1 /proc/stat)"; sleep 1; done) > "$file" &
-  sampler_pid=$!
-}
-stop_sampler() {
-  [ -n "$sampler_pid" ] || return 0
-  kill "$sampler_pid" 2>/dev/null || true
-  wait "$sampler_pid" 2>/dev/null || true
-  sampler_pid=
-}
+# shellcheck source=ci/experiment/host_cpu.sh
+source ci/experiment/host_cpu.sh
 
 # One k6 run of the scenario through the gateway; $1 = test id, $2 = run dir for its files.
 mode_run() {

@@ -173,7 +173,7 @@ def main():
     p.add_argument("--duration", type=float, required=True, help="seconds of load (the rate divisor)")
     p.add_argument("--pad", type=float, default=15, help="seconds after t1 until the last scrape is in")
     p.add_argument("--throughput", choices=("http", "events", "api"))
-    p.add_argument("--host-cpu", help="local mode: /proc/stat samples of the run (host CPU busy, in cores)")
+    p.add_argument("--host-cpu", help="/proc/stat samples of the run (host CPU busy, in cores): local mode, or a cluster node on this machine")
     a = p.parse_args()
     if a.k6_start is None:
         a.k6_start = a.t0

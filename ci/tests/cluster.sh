@@ -7,7 +7,9 @@
 #            kubectl logs/exec; metrics API and kubectl top
 #  sections: ci/tests/cluster/NAME.sh sourced while the node is up (monitoring: the Prometheus Operator and the
 #            chart's ServiceMonitor/PrometheusRule; chart: the umbrella chart installed for real with
-#            values/local-node.yaml by ci/cluster/install.sh), see SECTIONS below
+#            values/local-node.yaml by ci/cluster/install.sh, then on that release ingress.sh: the API
+#            through Traefik, and scaling.sh: ci/experiment.sh --mode cluster and the HPA's autoscaling run),
+#            see SECTIONS below
 #  teardown: down leaves no process, mount, link, netns, IP lease, route or iptables rule; up twice and down
 #            twice are idempotent
 #  demo:     `make cluster-demo` (short) produces its report and leaves the machine as before

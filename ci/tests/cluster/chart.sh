@@ -3,6 +3,7 @@
 # ci/cluster/install.sh — images built and imported, the local stack bound to the node IP, helm install --wait
 # (every pod Ready, the schema Jobs complete), helm test, the API from a pod through the Services, k6 smoke and
 # social Jobs. Each of its steps is one check; its timings and each service pod's start-to-Ready are notes.
+# On the release: the ingress section (ci/tests/cluster/ingress.sh) and the scaling one (scaling.sh).
 # Then install.sh down: release gone, no process of the node stack left.
 # shellcheck shell=bash
 
@@ -19,7 +20,11 @@ done < <(bash ci/cluster/install.sh 2> "$chart_log")
 # eight steps: a missing ok line is a step that never ran (the script stopped before it)
 [ "$chart_steps" -eq 8 ] || fail_now "ci/cluster/install.sh ran all 8 steps ($chart_steps ok; log $chart_log)"
 
-[ "$chart_steps" -ne 8 ] || . ci/tests/cluster/ingress.sh   # the release through Traefik, before its down
+# on the installed release, before its down: through Traefik, then the scaling runner and the HPA
+if [ "$chart_steps" -eq 8 ]; then
+  . ci/tests/cluster/ingress.sh
+  . ci/tests/cluster/scaling.sh
+fi
 chart_stack_gone() { ! pgrep -f "[${WORK:0:1}]${WORK:1}/run/node-stack/"; }
 check "ci/cluster/install.sh down: release uninstalled, namespace and node stack gone" bash ci/cluster/install.sh down
 check "no process of the node stack left" chart_stack_gone

@@ -24,7 +24,7 @@ HERE = os.path.join(ROOT, "ci/tests/docs")
 DOCS = ["README.md", "docs/*.md", "*/README.md", "ci/*/README.md", "charts/*/README.md"]
 FENCE = re.compile(r"^```(bash|sh|shell|console)\s*$")
 INLINE_MAKE = re.compile(r"`((?:[A-Z_]+=\S+ )*make [^`]*)`")
-ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=(\"[^\"]*\"|'[^']*'|\S*)\s+")
+ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=(\"[^\"]*\"|'[^']*'|\$\([^)]*\)|\S*)\s+")
 REPO_PATH = re.compile(r"^(ci|charts|values|k6|operators|services|docs)/[^\s'\"]*$")
 
 

@@ -1,0 +1,66 @@
+# Section "scaling" of the cluster suite, sourced by ci/tests/cluster/chart.sh while the release of
+# ci/cluster/install.sh is up (it uses the suite's check, kcheck, note, kc and WORK): the scaling runner and the
+# autoscaling run against the real release, at a small scale. The Prometheus Operator comes up and the release
+# gets the monitoring layer (ServiceMonitors, recording rules, k6 remote write); then
+#   ci/experiment.sh --mode cluster: outbound at 1 and 2 replicas of 250m, each measured from that Prometheus
+#     (both instances seen, the table, the chart, the host CPU of this node);
+#   ci/experiment/autoscaling.sh: outbound under values/scaling/hpa-local-node.yaml scales out under k6 and back
+#     to 1 replica, its counts recorded, and the release rolled back to what it was.
+# The monitoring stack goes down again at the end.
+# shellcheck shell=bash
+
+SC_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+SC_CHART=$NEWSFEED_RUN/node-install/chart/newsfeed   # the offline copy ci/cluster/install.sh installed
+sc_t0=$SECONDS
+sc_prom() { PROMETHEUS_URL=$(bash ci/cluster/monitoring.sh url) "$@"; }
+sc_monitored() {
+  helm --kubeconfig "$KUBECONFIG" upgrade newsfeed "$SC_CHART" -n "$SC_NS" --reuse-values \
+    -f ci/cluster/monitoring/values.yaml --wait --timeout 5m
+}
+
+# the runner's results: one row per count, each count's instances all scraped, a throughput, the host CPU
+sc_results() {
+  local r=$WORK/scaling-experiment
+  cat "$r/results.md"
+  [ -s "$r/throughput.png" ] && jq -se '
+    length == 2 and ([.[].replicas] == [1, 2]) and all(.[]; .instances == .replicas)
+    and all(.[]; .throughput_per_min > 0 and .p95_ms != null and .host_cpu_busy != null)' "$r/results.jsonl"
+}
+sc_experiment() {
+  sc_prom bash ci/experiment.sh --mode cluster --service outbound --replicas "1 2" --scenario experiment \
+    --rate 40 --duration 20s --pad 15 --chart "$SC_CHART" --namespace "$SC_NS" --cpu-limit 250m \
+    --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 --env FRIENDS=2 --env PREFILL_POSTS=1 \
+    --out "$WORK/scaling-experiment"
+}
+
+sc_autoscaling() {
+  bash ci/experiment/autoscaling.sh --chart "$SC_CHART" --namespace "$SC_NS" --rate "${SC_HPA_RATE:-300}" \
+    --duration 90s --back-timeout 240 --out "$WORK/autoscaling"
+}
+# scaled out beyond 1 under the load, back to 1 after it, every sample recorded, the chart drawn
+sc_scaled() {
+  local a=$WORK/autoscaling
+  cat "$a/summary.md"
+  [ -s "$a/replicas.png" ] && [ "$(wc -l < "$a/replicas.csv")" -gt 10 ] &&
+    jq -e '.scaled_out and .highest_ready >= 2 and .back_to_min' "$a/summary.json"
+}
+# the rollback: no HPA left, outbound at the experiment's last count again
+sc_rolled_back() {
+  [ -z "$(kc -n "$SC_NS" get hpa -o name)" ] &&
+    [ "$(kc -n "$SC_NS" get deploy newsfeed-outbound -o jsonpath='{.spec.replicas}')" = 2 ]
+}
+
+check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
+check "the release upgraded with ci/cluster/monitoring/values.yaml" sc_monitored
+sc_t=$SECONDS
+check "ci/experiment.sh --mode cluster --service outbound --replicas \"1 2\" --cpu-limit 250m" sc_experiment
+note "the scaling runner took $((SECONDS - sc_t)) s"
+check "its table and chart: 2 counts, every instance measured from the in-cluster Prometheus, host CPU" sc_results
+sc_t=$SECONDS
+check "ci/experiment/autoscaling.sh (values/scaling/hpa-local-node.yaml, k6 for 90 s)" sc_autoscaling
+note "the autoscaling run took $((SECONDS - sc_t)) s"
+check "the HPA scaled outbound out under the load and back to 1 after it, counts recorded" sc_scaled
+sed -n '/^| first/,/^| back/p' "$WORK/autoscaling/summary.md" 2>/dev/null | sed 's/^/# /' || true
+kcheck "the release rolled back: no HPA, outbound at 2 replicas as before the run" sc_rolled_back
+check "ci/cluster/monitoring.sh down" bash ci/cluster/monitoring.sh down
+note "scaling section took $((SECONDS - sc_t0)) s"
