@@ -16,7 +16,8 @@
 #                       search) or api (every request of the k6 run: for scenarios that call only that service)
 #   --out DIR           default $NEWSFEED_RUN/experiments/<service>-<mode>-<UTC time>
 #   --title TEXT        chart and table title;  --no-chart  skip the PNG
-#  cluster mode (PROMETHEUS_URL must reach the cluster's Prometheus, e.g. through kubectl port-forward):
+#  cluster mode (PROMETHEUS_URL must reach the cluster's Prometheus, e.g. through kubectl port-forward; at the
+#  end the release is rolled back to its revision before the run):
 #   --release NAME (newsfeed)  --namespace NS (newsfeed)  --chart PATH (charts/newsfeed)
 #   --values FILE       extra values for every upgrade, repeatable (e.g. values/scaling/hpa.yaml)
 #   --key K[,K2]        value(s) set to the replica count, default <service>.replicaCount; with an HPA e.g.

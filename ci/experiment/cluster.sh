@@ -1,5 +1,6 @@
 # Cluster mode of ci/experiment.sh (sourced): scales a service of an installed `newsfeed` release with
-# `helm upgrade --reuse-values --set <key>=N`, waits for the rollout, runs the chart's suspended k6 CronJob
+# `helm upgrade --reuse-values --set <key>=N` (and rolls it back to its revision before the run at the end), waits
+# for the rollout, runs the chart's suspended k6 CronJob
 # `<release>-k6-<scenario>` as a Job with its own TESTID/RATE/DURATION, waits for it, and leaves the
 # measuring to the Prometheus at PROMETHEUS_URL (e.g. a `kubectl port-forward` to the cluster's Prometheus).
 # Uses the runner's globals (SERVICE, SCENARIO, RATE, DURATION, DURATION_S, K6_ENV, RELEASE, NAMESPACE, CHART,
@@ -8,7 +9,7 @@
 
 # shellcheck source=ci/experiment/host_cpu.sh
 source ci/experiment/host_cpu.sh
-sampler_pid="" NODES_HERE=false
+sampler_pid="" NODES_HERE=false REVISION_BEFORE=""
 
 # kubectl/helm, or with --dry-run only printed (to see the plan without a cluster)
 kc() { if $DRY_RUN; then echo "+ kubectl -n $NAMESPACE $*" >&2; else kubectl -n "$NAMESPACE" "$@"; fi; }
@@ -23,6 +24,8 @@ mode_prepare() {
   kubectl -n "$NAMESPACE" get "cronjob/$RELEASE-k6-$SCENARIO" >/dev/null \
     || die "no CronJob $RELEASE-k6-$SCENARIO (k6.enabled and k6.scenarios.$SCENARIO.enabled in the release?)"
   curl -sf -m 5 -o /dev/null "$PROMETHEUS_URL/-/ready" || die "Prometheus at $PROMETHEUS_URL is not ready"
+  # the release goes back to this revision at the end, so the run leaves it as it found it
+  REVISION_BEFORE=$(helm -n "$NAMESPACE" history "$RELEASE" -o json | jq '[.[] | select(.status == "deployed")][0].revision')
   # every node's address is one of this machine's (ci/cluster.sh's node): the host CPU is the cluster's CPU
   local ip here=true
   for ip in $(kubectl get nodes -o jsonpath='{.items[*].status.addresses[?(@.type=="InternalIP")].address}'); do
@@ -98,4 +101,10 @@ mode_run() {
   RUN_T0=$((RUN_T1 - ${DURATION_S%.*}))
 }
 
-mode_cleanup() { stop_sampler; }
+mode_cleanup() {
+  stop_sampler
+  [ -n "$REVISION_BEFORE" ] && [ "$REVISION_BEFORE" != null ] || return 0
+  log "rolling $RELEASE back to revision $REVISION_BEFORE"
+  helm -n "$NAMESPACE" rollback "$RELEASE" "$REVISION_BEFORE" --wait --timeout 10m >&2 \
+    || log "WARNING: could not roll $RELEASE back to revision $REVISION_BEFORE"
+}
