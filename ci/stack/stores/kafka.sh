@@ -56,7 +56,9 @@ kafka_start() {
   kafka_write_config
   local cp; cp="$(kafka_home)/lib/*"
   if [ ! -f "$dir/data/meta.properties" ]; then
-    local cluster_id; cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')
+    # a URL-safe base64 UUID as Kafka makes them; one that starts with '-' (1 in 64) would be read as an option
+    local cluster_id=-
+    while [[ $cluster_id == -* ]]; do cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='); done
     java -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2-tools.properties" -cp "$cp" kafka.tools.StorageTool \
       format -t "$cluster_id" -c "$dir/server.properties" >> "$(store_log kafka)" 2>&1 \
       || die "kafka storage format failed, see $(store_log kafka)"

@@ -1,5 +1,5 @@
 # Section "scaling" of the cluster suite, sourced by ci/tests/cluster/chart.sh while the release of
-# ci/cluster/install.sh is up (it uses the suite's check, kcheck, note, kc and WORK): the scaling runner and the
+# ci/cluster/install.sh is up (it uses the suite's check, kcheck, note, poll, kc and WORK): the scaling runner and the
 # autoscaling run against the real release, at a small scale. The Prometheus Operator comes up and the release
 # gets the monitoring layer (ServiceMonitors, recording rules, k6 remote write); then
 #   ci/experiment.sh --mode cluster: outbound at 1 and 2 replicas of 250m, each measured from that Prometheus
@@ -17,6 +17,13 @@ sc_monitored() {
   helm --kubeconfig "$KUBECONFIG" upgrade newsfeed "$SC_CHART" -n "$SC_NS" --reuse-values \
     -f ci/cluster/monitoring/values.yaml --wait --timeout 5m
 }
+# the four services' ServiceMonitor targets up in that Prometheus (its new scrape config reaches the pod through a
+# Secret volume: up to a minute), so the runner's first count is scraped from its start
+sc_targets_up() {
+  curl -sf -m 5 "$(bash ci/cluster/monitoring.sh url)/api/v1/targets?state=active" | jq -e --arg ns "$SC_NS" '
+    [.data.activeTargets[] | select((.scrapePool | startswith("serviceMonitor/\($ns)/")) and .health == "up")
+     | .labels.service] | unique | length == 4'
+}
 
 # the runner's results: one row per count, each count's instances all scraped, a throughput, the host CPU
 sc_results() {
@@ -28,7 +35,7 @@ sc_results() {
 }
 sc_experiment() {
   sc_prom bash ci/experiment.sh --mode cluster --service outbound --replicas "1 2" --scenario experiment \
-    --rate 40 --duration 20s --pad 15 --chart "$SC_CHART" --namespace "$SC_NS" --cpu-limit 250m \
+    --rate 40 --duration 20s --chart "$SC_CHART" --namespace "$SC_NS" --cpu-limit 250m \
     --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 --env FRIENDS=2 --env PREFILL_POSTS=1 \
     --out "$WORK/scaling-experiment"
 }
@@ -53,6 +60,9 @@ sc_rolled_back() {
 
 check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
 check "the release upgraded with ci/cluster/monitoring/values.yaml" sc_monitored
+sc_t=$SECONDS
+check "Prometheus scrapes the four services through their ServiceMonitors" poll 180 sc_targets_up
+note "targets up $((SECONDS - sc_t)) s after the upgrade"
 sc_t=$SECONDS
 check "ci/experiment.sh --mode cluster --service outbound --replicas \"1 2\" --cpu-limit 250m" sc_experiment
 note "the scaling runner took $((SECONDS - sc_t)) s"
