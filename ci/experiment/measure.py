@@ -56,7 +56,9 @@ class Window:
         self.lookback = f"{max(1, int(pad))}s"
 
     def at(self, selector, t):
-        return f"last_over_time({selector}[{self.lookback}] @ {t:.3f})"
+        # and the plain selector at t: a series whose target went away (a pod replaced by the rollout before the
+        # run, an instance stopped) got staleness markers and is not current any more, however recent its sample
+        return f"(last_over_time({selector}[{self.lookback}] @ {t:.3f}) and {selector} @ {t:.3f})"
 
     def delta(self, selector, by=""):
         """sum by (by) of counter at the end minus at t0; a series absent at t0 counts from zero."""
