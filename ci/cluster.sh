@@ -62,9 +62,11 @@ dns_ok() { timeout 3 busybox nslookup kubernetes.default.svc.cluster.local "$DNS
 
 addons_up() {
   local f
-  for f in coredns metrics-server; do
+  mkdir -p "$VOLUMES_DIR"
+  for f in coredns metrics-server local-path; do
     sed -e "s|@COREDNS_IMAGE@|$COREDNS_IMAGE|g" -e "s|@METRICS_SERVER_IMAGE@|$METRICS_SERVER_IMAGE|g" \
-        -e "s|@DNS_IP@|$DNS_IP|g" "$CLUSTER_SRC/addons/$f.yaml" | kc apply -f - >/dev/null
+        -e "s|@LOCAL_PATH_PROVISIONER_IMAGE@|$LOCAL_PATH_PROVISIONER_IMAGE|g" -e "s|@BUSYBOX_IMAGE@|$BUSYBOX_IMAGE|g" \
+        -e "s|@VOLUMES_DIR@|$VOLUMES_DIR|g" -e "s|@DNS_IP@|$DNS_IP|g" "$CLUSTER_SRC/addons/$f.yaml" | kc apply -f - >/dev/null
   done
 }
 

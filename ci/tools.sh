@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs every pinned tool the project needs into ~/.cache/newsfeed and reuses it on later runs.
-# Usage: ci/tools.sh [all|apt|go|kube|node|prometheus-operator|ingress...]   (default: all). Prints the bin dir on the last line.
+# Usage: ci/tools.sh [all|apt|go|kube|node|prometheus-operator|ingress|cnpg...]   (default: all). Prints the bin dir on the last line.
 #   node: what the local Kubernetes node needs (ci/cluster.sh): Debian's containerd, runc, CNI plugins,
 #         iptables...; kubelet, kube-scheduler, kube-proxy, kubectl from the same source tree as `kube`;
-#         CoreDNS, metrics-server, a small CRI client, the pause binary and their image archives.
-#         Not part of `all`: ~5 more minutes cold, and only the cluster suite and `make cluster-up` use it.
+#         CoreDNS, metrics-server, local-path-provisioner, a small CRI client, the pause binary and their image
+#         archives. Not part of `all`: ~5 more minutes cold, and only the cluster suite and `make cluster-up` use it.
+#   cnpg: the CloudNativePG operator for the node (ci/cluster/cnpg.sh): its image and release manifest.
 # Warm runs take seconds: each tool is built once per pinned version into its own versioned dir.
 set -euo pipefail
 
@@ -17,6 +18,7 @@ HELM_DOCS_VERSION=v1.14.2
 K8S_VERSION=v1.34.4
 COREDNS_VERSION=v1.14.7
 METRICS_SERVER_VERSION=v0.9.0
+LOCAL_PATH_PROVISIONER_VERSION=v0.0.30   # the newest the module proxy serves here
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 TOOLS=$CACHE/tools
@@ -144,6 +146,7 @@ node_images() {
   w=$(mktemp -d "$dir/.rootfs.XXXXXX")
   local pause=localhost/pause:$pause_tag busybox=localhost/busybox:$busybox_tag
   local coredns=localhost/coredns:${COREDNS_VERSION#v} metrics=localhost/metrics-server:${METRICS_SERVER_VERSION#v}
+  local local_path=localhost/local-path-provisioner:${LOCAL_PATH_PROVISIONER_VERSION#v}
   # image REF ROOTFS_SETUP OCI_IMAGE_OPTIONS...: builds the archive once per REF
   image() {
     local ref=$1 setup=$2 tar; shift 2
@@ -164,16 +167,19 @@ node_images() {
   }
   coredns_root() { cp "$BIN/coredns" "$1/coredns"; }
   metrics_root() { cp "$BIN/metrics-server" "$1/metrics-server"; }
+  local_path_root() { mkdir -p "$1/usr/bin"; cp "$BIN/local-path-provisioner" "$1/usr/bin/local-path-provisioner"; }
   image "$pause" pause_root --entrypoint '["/pause"]' --user 65535:65535
   image "$busybox" busybox_root --cmd '["sh"]'
   image "$coredns" coredns_root --entrypoint '["/coredns"]' --user 65534:65534
   image "$metrics" metrics_root --entrypoint '["/metrics-server"]' --user 65534:65534
+  image "$local_path" local_path_root --entrypoint '["/usr/bin/local-path-provisioner"]' --env PATH=/usr/bin
   rm -rf "$w"
   cat > "$dir/images.env.tmp" <<EOF
 PAUSE_IMAGE=$pause
 BUSYBOX_IMAGE=$busybox
 COREDNS_IMAGE=$coredns
 METRICS_SERVER_IMAGE=$metrics
+LOCAL_PATH_PROVISIONER_IMAGE=$local_path
 EOF
   mv "$dir/images.env.tmp" "$dir/images.env"
 }
@@ -186,6 +192,7 @@ node_tools() {
   go_main coredns "$COREDNS_VERSION" "$here/cluster/coredns" "github.com/coredns/coredns $COREDNS_VERSION"
   go_main cri "$K8S_VERSION" "$here/cluster/cri" "k8s.io/cri-api v0.${K8S_VERSION#v1.}"
   go_tool metrics-server sigs.k8s.io/metrics-server/cmd/metrics-server "$METRICS_SERVER_VERSION"
+  go_tool local-path-provisioner github.com/rancher/local-path-provisioner "$LOCAL_PATH_PROVISIONER_VERSION"
   # the pod sandbox process: static C from the kubernetes tree (it only waits for signals and reaps)
   src=$(kube_src)
   pause_tag=$(sed -n 's/^TAG ?= *//p' "$src/build/pause/Makefile")
@@ -310,6 +317,46 @@ ingress_tools() {
   mv "$images/images.env.tmp" "$images/images.env"
 }
 
+# ---- CloudNativePG in the local node (ci/cluster/cnpg.sh); target `cnpg`
+# v1.30.0: the module proxy here refuses v1.30.1's github.com/cloudnative-pg/machinery v0.6.0, so the newest
+# release whose every dependency downloads. Into ~/.cache/newsfeed/cnpg: the operator image (its one static
+# binary, /manager as upstream; the same binary is the instance manager its bootstrap init container copies into
+# every PostgreSQL pod), the release manifest of the module (releases/cnpg-VERSION.yaml) and images.env.
+CNPG_VERSION=v1.30.0
+cnpg_tools() {
+  local v=$CNPG_VERSION dir="$TOOLS/cnpg-$CNPG_VERSION" here images=$CACHE/cnpg mod pkg
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  pkg=github.com/cloudnative-pg/cloudnative-pg/pkg/versions
+  mkdir -p "$images"
+  mod=$(go mod download -json "github.com/cloudnative-pg/cloudnative-pg@$v" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  if [ ! -x "$dir/manager" ]; then
+    # built in a copy of the module (`go install pkg@version` also asks the proxy for the version list, refused here)
+    log "building the CloudNativePG manager $v (first run only, a minute or two)"
+    rm -rf "$dir/src"; mkdir -p "$dir"; cp -r "$mod" "$dir/src"; chmod -R u+w "$dir/src"
+    (cd "$dir/src" && go build -mod=mod -trimpath -o "$dir/manager.tmp" \
+      -ldflags "-s -w -X $pkg.buildVersion=${v#v} -X $pkg.buildCommit=$v" ./cmd/manager && mv "$dir/manager.tmp" "$dir/manager")
+    rm -rf "$dir/src"
+  fi
+  [ -s "$images/cnpg-${v#v}.yaml" ] || install -m 0644 "$mod/releases/cnpg-${v#v}.yaml" "$images/cnpg-${v#v}.yaml"
+  local ref=localhost/cloudnative-pg:${v#v} tar w
+  tar=$images/cloudnative-pg_${v#v}.tar
+  if [ ! -f "$tar" ]; then
+    w=$(mktemp -d "$images/.rootfs.XXXXXX")
+    mkdir -p "$w/etc" "$w/tmp"; chmod 1777 "$w/tmp"
+    # the upstream layout: the operator hashes operator/manager_<arch> (relative to /) for its pods' instance
+    # manager, /manager links to it
+    mkdir -p "$w/operator"; cp "$dir/manager" "$w/operator/manager_$(go env GOARCH)"
+    ln -s "operator/manager_$(go env GOARCH)" "$w/manager"
+    printf 'root:x:0:0:root:/:/sbin/nologin\nnonroot:x:10001:10001:nonroot:/:/sbin/nologin\n' > "$w/etc/passwd"
+    printf 'root:x:0:\nnonroot:x:10001:\n' > "$w/etc/group"
+    python3 "$here/cluster/oci-image.py" "$ref" "$w" "$tar.tmp" --user 10001:10001 --entrypoint '["/manager"]' --workdir / \
+      --label "org.opencontainers.image.description=CloudNativePG $v" >/dev/null
+    mv "$tar.tmp" "$tar"; rm -rf "$w"
+  fi
+  printf 'CNPG_OPERATOR_IMAGE=%s\nCNPG_VERSION=%s\nCNPG_MANIFEST=%s\n' "$ref" "$v" "$images/cnpg-${v#v}.yaml" > "$images/images.env.tmp"
+  mv "$images/images.env.tmp" "$images/images.env"
+}
+
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
@@ -320,6 +367,7 @@ for t in "${targets[@]}"; do
     prometheus-operator) prometheus_operator_tools ;;
     ingress) ingress_tools ;;
     node) node_tools ;;
+    cnpg) cnpg_tools ;;
     *) echo "unknown target: $t" >&2; exit 2 ;;
   esac
 done

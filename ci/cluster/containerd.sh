@@ -70,7 +70,7 @@ import_images() {
 node_images_up() {
   local have ref tar
   have=$(ctr_ images ls -q)
-  for ref in "$PAUSE_IMAGE" "$BUSYBOX_IMAGE" "$COREDNS_IMAGE" "$METRICS_SERVER_IMAGE"; do
+  for ref in "$PAUSE_IMAGE" "$BUSYBOX_IMAGE" "$COREDNS_IMAGE" "$METRICS_SERVER_IMAGE" "$LOCAL_PATH_PROVISIONER_IMAGE"; do
     grep -qxF "$ref" <<< "$have" && continue
     tar=$IMAGES_DIR/$(echo "${ref#localhost/}" | tr ':/' '__').tar
     import_images "$tar"

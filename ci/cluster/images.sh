@@ -7,8 +7,10 @@
 #   init-postgresql init-cassandra         the schema Jobs' tools: psql/pg_isready, cqlsh,
 #   init-kafka init-solr                   kafka-topics.sh, python3 (files/init/*)
 #   curl                                   `helm test`
+#   postgresql                             the server CloudNativePG runs (Debian's postgresql-15)
 # An archive is rebuilt only when its inputs (binaries, jar, recipe) change.
-# Every image is tagged with the chart's appVersion; the version of what it holds is its description label.
+# Every image is tagged with the chart's appVersion, but postgresql with the server's version (the operator reads
+# the major version from the tag); the version of what it holds is its description label.
 # Usage: ci/cluster/images.sh build [IMAGE...]   build (default: all); prints "REF ARCHIVE" per image
 #        ci/cluster/images.sh refs [IMAGE...]    print "IMAGE REF" without building
 #        ci/cluster/images.sh list               the image names
@@ -23,12 +25,12 @@ APP_VERSION=$(bash "$REPO_ROOT/ci/release/app-version.sh")
 OCI_IMAGE=$REPO_ROOT/ci/cluster/oci-image.py
 # shellcheck source=ci/cluster/rootfs.sh
 source "$REPO_ROOT/ci/cluster/rootfs.sh"
-for recipe in jre python service k6 init-postgresql init-cassandra init-kafka init-solr curl; do
+for recipe in jre python service k6 init-postgresql init-cassandra init-kafka init-solr curl postgresql; do
   # shellcheck source=/dev/null
   source "$IMAGES_SRC/$recipe.sh"
 done
 
-IMAGES=("${SERVICES[@]}" k6 init-postgresql init-cassandra init-kafka init-solr curl)
+IMAGES=("${SERVICES[@]}" k6 init-postgresql init-cassandra init-kafka init-solr curl postgresql)
 log() { echo "[images $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 

@@ -13,6 +13,7 @@ RUN=$NEWSFEED_RUN/cluster
 CP_RUN=$RUN/control-plane                 # ci/control-plane.sh runs with NEWSFEED_RUN=$RUN
 KUBECONFIG_FILE=$CP_RUN/kubeconfig
 SOCK=$RUN/containerd.sock
+VOLUMES_DIR=$RUN/volumes                  # PersistentVolumes of the local-path StorageClass (addons/local-path.yaml)
 OFFSET=${NEWSFEED_PORT_OFFSET:-0}
 
 # addresses: one node per machine (bridges, routes and the node IP are machine-wide)
