@@ -51,7 +51,7 @@ export const options = baseOptions({
   },
 });
 
-const created = (r) => r.status === 200 || r.status === 201;
+const created = (r) => r.status === 200;
 
 function createOne(name) {
   const res = send(req.createParticipant(name, { tags: { phase: 'setup' } }));

@@ -193,8 +193,8 @@ class Probe:
             self.eventually("down: search 503 JSON error", self.status_is("GET", search, 503, json_error=True))
             for inst in self.instances_of("search"):
                 self.ready(inst, 503)
-            self.eventually("down: POST outbound still 201 (posting needs no Solr)",
-                            self.post_cond(201))
+            self.eventually("down: POST outbound still 200 (posting needs no Solr)",
+                            self.post_cond(200))
             self.always("down: GET inbound still 200", self.status_is("GET", read_inbound, 200))
         elif self.fault.startswith("inbound-"):
             killed = self.fault
@@ -205,8 +205,8 @@ class Probe:
                     self.ready(inst, 200)
                     self.always(f"down: GET inbound on {inst} 200",
                                 self.status_is("GET", f"{self.instances[inst]}/participant/{self.friend}/inbound", 200))
-            self.eventually("down: POST outbound 201",
-                            self.post_cond(201))
+            self.eventually("down: POST outbound 200",
+                            self.post_cond(200))
         else:
             raise SystemExit(f"unknown fault {self.fault}")
 
@@ -248,7 +248,7 @@ class Probe:
         self.record("recovered: a new post is acknowledged", bool(ok),
                     f"{times['post_s']}s after the restart" if ok else f"not within {timeout}s")
         if ok:
-            self.keep_marker(f"marker-{self.fault}", kw, body["subject"], 201)
+            self.keep_marker(f"marker-{self.fault}", kw, body["subject"], 200)
 
             marker_at = when(acked[0]["occurred"])
 

@@ -113,7 +113,7 @@ if run experiment experiment 0 RATE=30 DURATION=15s K6_WEB_DASHBOARD_PERIOD=1s P
   if jq -e '[.. | objects | select(has("passes") and has("fails") and has("name"))] as $c
       | def passes($n): ($c | map(select(.name == $n)) | if length == 1 then .[0].passes else 0 end);
       ($c | map(select(.fails > 0)) | length) == 0
-      and ([["post outbound: 2xx", "post outbound: 2xx with the outbound shape"],
+      and ([["post outbound: 200", "post outbound: 200 with the outbound shape"],
             ["read inbound: 200", "read inbound: 200, a full page of the participant"],
             ["search: 200", "search: 200 with participant links"]]
            | map(passes(.[0]) as $status | passes(.[1]) as $deep

@@ -25,7 +25,7 @@ H, C, G = "histogram", "counter", "gauge"
 # (service, type, name, labels, per second | gauge value, pattern)
 SERIES = (
     ("outbound", H, "newsfeed_http_server_requests_seconds",
-     {"route": "/participant/:id/outbound", "method": "POST", "status": "201"}, 2.0, FAST),
+     {"route": "/participant/:id/outbound", "method": "POST", "status": "200"}, 2.0, FAST),
     ("outbound", H, "newsfeed_http_server_requests_seconds",
      {"route": "/participant/:id/outbound", "method": "POST", "status": "503"}, 0.5, FAST),
     ("outbound", H, "newsfeed_operation_seconds",

@@ -9,19 +9,30 @@ import java.util.UUID;
 /**
  * The "outbound posted" Kafka event (docs/contracts.md). eventId is the timeuuid of the outbound row and
  * becomes the clustering key of every inbound row, so a redelivered event overwrites instead of duplicating.
+ * givenOccurred is the `occurred` the poster gave ({@link Occurred}), null when the server's time applies.
  */
 public record OutboundPostedEvent(UUID eventId, long participantId, String subject, String story,
-                                  long postedAtMillis) {
+                                  long postedAtMillis, String givenOccurred) {
 
-  /** When the post happened: the time of its timeuuid, the same instant the outbound row shows. */
+  /** An event of a post without a client's `occurred`. */
+  public OutboundPostedEvent(UUID eventId, long participantId, String subject, String story, long postedAtMillis) {
+    this(eventId, participantId, subject, story, postedAtMillis, null);
+  }
+
+  /** When the post happened on the server: the time of its timeuuid, which orders every feed. */
   public Instant occurred() {
     return Instant.ofEpochMilli(TimeUuids.unixMillis(eventId));
+  }
+
+  /** The `occurred` clients see: the poster's own when given, else the timeuuid's instant (ISO-8601, UTC). */
+  public String occurredText() {
+    return givenOccurred != null ? givenOccurred : occurred().toString();
   }
 
   /** The event value as outbound publishes it (docs/contracts.md). */
   public JsonObject toJson() {
     return new JsonObject().put("eventId", eventId.toString()).put("participantId", participantId)
-        .put("from", Links.participant(participantId)).put("occurred", occurred().toString())
+        .put("from", Links.participant(participantId)).put("occurred", occurredText())
         .put("subject", subject).put("story", story).put("postedAtMillis", postedAtMillis);
   }
 
@@ -50,7 +61,20 @@ public record OutboundPostedEvent(UUID eventId, long participantId, String subje
       throw new MalformedEventException("participantId must be positive");
     }
     return new OutboundPostedEvent(eventId, participantId, optionalString(json, "subject"),
-        optionalString(json, "story"), requiredLong(json, "postedAtMillis"));
+        optionalString(json, "story"), requiredLong(json, "postedAtMillis"), givenOccurred(json, eventId));
+  }
+
+  /**
+   * The event's `occurred` unless it is just the timeuuid's instant (what every event carried before clients could
+   * give one) or unusable; a post is never dropped for it, it then shows the server's time.
+   */
+  private static String givenOccurred(JsonObject json, UUID eventId) {
+    Object v = json.getValue("occurred");
+    if (!(v instanceof String s) || !Occurred.isValid(s)
+        || s.equals(Instant.ofEpochMilli(TimeUuids.unixMillis(eventId)).toString())) {
+      return null;
+    }
+    return s;
   }
 
   private static String requiredString(JsonObject json, String field) {

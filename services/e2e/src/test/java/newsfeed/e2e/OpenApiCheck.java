@@ -10,6 +10,7 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
 import io.vertx.openapi.contract.OpenAPIContract;
 import io.vertx.openapi.contract.Operation;
+import io.vertx.openapi.impl.Utils;
 import io.vertx.openapi.validation.RequestParameter;
 import io.vertx.openapi.validation.RequestValidator;
 import io.vertx.openapi.validation.ResponseValidator;
@@ -39,15 +40,36 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 final class OpenApiCheck implements AutoCloseable {
   final Vertx vertx = Vertx.vertx();
+  static final String FORM = "application/x-www-form-urlencoded";
   final OpenAPIContract contract;
+  /** The spec as written, form media types included. */
+  final JsonObject spec;
   private final RequestValidator requests;
   private final ResponseValidator responses;
   private final WebClient http = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(5_000));
 
   OpenApiCheck() {
-    contract = OpenAPIContract.from(vertx, specPath().toString()).await();
+    spec = Utils.readYamlOrJson(vertx, specPath().toString()).await();
+    contract = OpenAPIContract.from(vertx, withoutForms(spec.copy())).await();
     requests = RequestValidator.create(vertx, contract);
     responses = ResponseValidator.create(vertx, contract);
+  }
+
+  /**
+   * vertx-openapi 5.0 refuses a contract with form request bodies (it validates JSON, multipart and plain text
+   * only): they are left out of the contract it checks against, so a form request is judged by its response.
+   */
+  private static JsonObject withoutForms(JsonObject spec) {
+    JsonObject paths = spec.getJsonObject("paths");
+    for (String path : paths.fieldNames()) {
+      JsonObject item = paths.getJsonObject(path);
+      for (String key : item.fieldNames()) {
+        if (item.getValue(key) instanceof JsonObject op && op.getJsonObject("requestBody") != null) {
+          op.getJsonObject("requestBody").getJsonObject("content").remove(FORM);
+        }
+      }
+    }
+    return spec;
   }
 
   /** docs/openapi.yaml of the repository: found upwards from the working directory (services/e2e). */
@@ -97,8 +119,17 @@ final class OpenApiCheck implements AutoCloseable {
     }
 
     Call raw(String body) {
+      return typed("application/json", body);
+    }
+
+    /** A classic client's form body (`name=Ada&...`). */
+    Call form(String body) {
+      return typed(FORM, body);
+    }
+
+    Call typed(String contentType, String body) {
       this.body = Buffer.buffer(body);
-      this.contentType = "application/json";
+      this.contentType = contentType;
       return this;
     }
   }
@@ -114,7 +145,7 @@ final class OpenApiCheck implements AutoCloseable {
     String what = op.getHttpMethod() + " " + op.getOpenAPIPath() + " " + call.path + call.query
         + (call.body == null ? "" : " " + abbreviate(call.body.toString()));
 
-    String requestProblem = requestProblem(op, call);
+    String requestProblem = FORM.equals(call.contentType) ? null : requestProblem(op, call);
     HttpResponse<Buffer> resp = request(base, op, call).await();
 
     int status = resp.statusCode();

@@ -1,15 +1,18 @@
 package newsfeed.e2e;
 
+import io.vertx.core.json.JsonObject;
 import io.vertx.openapi.contract.Operation;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * docs/openapi.yaml without running services: it is a valid OpenAPI document (vertx-openapi checks it against
@@ -47,6 +50,24 @@ class OpenApiSpecTest {
         Map.entry("ready", "GET /health/ready"),
         Map.entry("metrics", "GET /metrics")));
     assertEquals(expected, routes);
+  }
+
+  @Test
+  void everyCreateTakesJsonAndFormsAnswers200AndDeclares415() {
+    for (Operation op : check.contract.operations()) {
+      if (op.getRequestBody() == null) {
+        continue;
+      }
+      assertNotNull(op.getResponse(200), op.getOperationId() + " answers 200");
+      assertNull(op.getResponse(201), op.getOperationId() + " answers 200, not 201, as the classic contract");
+      assertNotNull(op.getResponse(415), op.getOperationId() + " declares 415");
+      JsonObject content = check.spec.getJsonObject("paths").getJsonObject(op.getOpenAPIPath())
+          .getJsonObject(op.getHttpMethod().name().toLowerCase(java.util.Locale.ROOT))
+          .getJsonObject("requestBody").getJsonObject("content");
+      assertEquals(Set.of("application/json", OpenApiCheck.FORM), content.fieldNames(), op.getOperationId());
+      assertEquals(content.getJsonObject("application/json").getJsonObject("schema"),
+          content.getJsonObject(OpenApiCheck.FORM).getJsonObject("schema"), "a form has the JSON body's fields");
+    }
   }
 
   @Test

@@ -106,7 +106,8 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   /** How many friends one request carries: {@code batchRows}, fewer when the post is long, at least one. */
   int rowsPerRequest(OutboundPostedEvent event) {
-    long rowBytes = ROW_OVERHEAD_BYTES + utf8Length(event.subject()) + utf8Length(event.story());
+    long given = event.givenOccurred() == null ? 0 : event.givenOccurred().length();   // ASCII by validation
+    long rowBytes = ROW_OVERHEAD_BYTES + given + utf8Length(event.subject()) + utf8Length(event.story());
     return (int) Math.max(1, Math.min(batchRows, BATCH_BYTES / rowBytes));
   }
 

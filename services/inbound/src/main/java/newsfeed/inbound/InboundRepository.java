@@ -21,7 +21,7 @@ import java.util.UUID;
 
 /** The Cassandra table `inbound` (charts/newsfeed/files/schema/cassandra.cql): fan-out writes and feed pages. */
 public final class InboundRepository {
-  private static final String COLUMNS = "participant_id, occurred, from_participant_id, subject, story";
+  private static final String COLUMNS = "participant_id, occurred, from_participant_id, occurred_text, subject, story";
 
   private final CassandraClient client;
   private final LazyStatement insert;
@@ -36,7 +36,7 @@ public final class InboundRepository {
 
   public InboundRepository(CassandraClient client, MeterRegistry registry) {
     this.client = client;
-    this.insert = new LazyStatement(client, "INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)");
+    this.insert = new LazyStatement(client, "INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)");
     this.firstPage = new LazyStatement(client, "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? LIMIT ?");
     // one row per (participant, occurred): occurred is the post's unique timeuuid, so it alone is the cursor
     this.nextPage = new LazyStatement(client, 
@@ -76,7 +76,8 @@ public final class InboundRepository {
   }
 
   private static BoundStatement row(PreparedStatement insert, long friendId, OutboundPostedEvent event) {
-    return insert.bind(friendId, event.eventId(), event.participantId(), event.subject(), event.story());
+    return insert.bind(friendId, event.eventId(), event.participantId(), event.givenOccurred(), event.subject(),
+        event.story());
   }
 
   /** Newest first; {@code before} (exclusive) continues after the last row of the previous page. */
@@ -95,6 +96,7 @@ public final class InboundRepository {
 
   private static InboundItem toItem(Row row) {
     return new InboundItem(row.getLong("participant_id"), row.getUuid("occurred"),
-        row.getLong("from_participant_id"), row.getString("subject"), row.getString("story"));
+        row.getLong("from_participant_id"), row.getString("occurred_text"), row.getString("subject"),
+        row.getString("story"));
   }
 }

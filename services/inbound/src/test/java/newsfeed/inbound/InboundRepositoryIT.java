@@ -89,6 +89,25 @@ class InboundRepositoryIT {
   }
 
   @Test
+  void aPostersOwnOccurredIsStoredAndShownAsGivenInOneRowAndInABatch() throws Exception {
+    long reader = TestEvents.randomParticipantId() * 100;
+    long poster = reader + 50;
+    OutboundPostedEvent day = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "day", "s",
+        System.currentTimeMillis(), "2016-05-07");
+    Thread.sleep(3);
+    OutboundPostedEvent stamp = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "stamp", "s",
+        System.currentTimeMillis(), "2001-02-03T04:05:06.7-08:00");
+    repository.insert(reader, day).await();
+    repository.insertAll(List.of(reader, reader + 1), stamp).await();
+    List<InboundItem> feed = repository.page(reader, null, 10).await();
+    assertEquals(List.of("2001-02-03T04:05:06.7-08:00", "2016-05-07"),
+        feed.stream().map(i -> i.toJson().getString("occurred")).toList(), "newest first by the server's time");
+    assertEquals(stamp.eventId(), feed.get(0).occurred(), "keyed and paged by the timeuuid");
+    assertEquals("2001-02-03T04:05:06.7-08:00",
+        repository.page(reader + 1, null, 10).await().get(0).toJson().getString("occurred"));
+  }
+
+  @Test
   void oneBatchWritesTheEventIntoEveryFeedOnceAndARetriedBatchDoesNotDuplicate() {
     long base = TestEvents.randomParticipantId() * 100;
     List<Long> friends = List.of(base + 1, base + 2, base + 3, base + 4);

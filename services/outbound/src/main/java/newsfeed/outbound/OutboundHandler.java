@@ -3,7 +3,7 @@ package newsfeed.outbound;
 import newsfeed.common.ApiError;
 import newsfeed.common.Params;
 import newsfeed.common.http.FeedPage;
-import newsfeed.common.http.JsonBody;
+import newsfeed.common.http.RequestBody;
 
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * `POST /participant/:id/outbound`: store the post in Cassandra, then publish its event; 201 only after both.
+ * `POST /participant/:id/outbound` (JSON or form): store the post in Cassandra, then publish its event; 200 with
+ * the post only after both.
  * When the event cannot be published the row is deleted again (compensation, see README.md) and the answer is
  * 503, so a post is never visible in the outbound feed without being on its way to friends and search.
  * `GET /participant/:id/outbound?limit=&cursor=`: the participant's own posts, newest first, as a plain JSON array
@@ -59,13 +60,13 @@ public final class OutboundHandler {
   public void post(RoutingContext ctx) {
     PostRequest request;
     try {
-      request = PostRequest.parse(Params.participantId(ctx.pathParam("id")), JsonBody.object(ctx));
+      request = PostRequest.parse(Params.participantId(ctx.pathParam("id")), RequestBody.fields(ctx));
     } catch (ApiError e) {
       e.send(ctx);
       return;
     }
-    OutboundItem item = new OutboundItem(request.participantId(), Uuids.timeBased(), request.subject(),
-        request.story());
+    OutboundItem item = new OutboundItem(request.participantId(), Uuids.timeBased(), request.occurred(),
+        request.subject(), request.story());
     long start = System.nanoTime();
     requireParticipant(request.participantId(), true)
         .compose(v -> repository.insert(item)
@@ -73,7 +74,7 @@ public final class OutboundHandler {
         .compose(v -> publisher.publish(item.event())
             .recover(err -> compensate(item, err).transform(ar -> Future.failedFuture(ApiError.from(err, "kafka")))))
         .andThen(ar -> (ar.succeeded() ? postOk : postError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
-        .onSuccess(v -> ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
+        .onSuccess(v -> ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
             .end(item.toJson().encode()))
         .onFailure(err -> ApiError.from(err, "store").send(ctx));
   }

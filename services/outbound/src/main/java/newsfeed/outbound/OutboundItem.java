@@ -10,21 +10,27 @@ import newsfeed.common.http.FeedPage;
 import java.time.Instant;
 import java.util.UUID;
 
-/** One post of a participant: a row of table `outbound`. occurred is its timeuuid, also the event's eventId. */
-public record OutboundItem(long participantId, UUID occurred, String subject, String story) implements FeedPage.Entry {
+/**
+ * One post of a participant: a row of table `outbound`. occurred is its timeuuid, also the event's eventId, and
+ * orders the feed; givenOccurred is the poster's own `occurred` (column occurred_text), null when none was given.
+ */
+public record OutboundItem(long participantId, UUID occurred, String givenOccurred, String subject, String story)
+    implements FeedPage.Entry {
 
-  /** The classic API shape {from,occurred,subject,story}; occurred is the ISO-8601 instant of the timeuuid. */
+  /** The classic API shape {from,occurred,subject,story}; occurred as the poster gave it, else the timeuuid's instant. */
   @Override
   public JsonObject toJson() {
     return new JsonObject()
         .put("from", Links.participant(participantId))
-        .put("occurred", Instant.ofEpochMilli(TimeUuids.unixMillis(occurred)).toString())
+        .put("occurred", givenOccurred != null ? givenOccurred
+            : Instant.ofEpochMilli(TimeUuids.unixMillis(occurred)).toString())
         .put("subject", subject)
         .put("story", story);
   }
 
   /** The "outbound posted" event of this post; its post time is the timeuuid's, like the row's occurred. */
   public OutboundPostedEvent event() {
-    return new OutboundPostedEvent(occurred, participantId, subject, story, TimeUuids.unixMillis(occurred));
+    return new OutboundPostedEvent(occurred, participantId, subject, story, TimeUuids.unixMillis(occurred),
+        givenOccurred);
   }
 }

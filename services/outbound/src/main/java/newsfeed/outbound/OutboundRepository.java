@@ -20,7 +20,7 @@ import java.util.UUID;
  * and the poster reads their own post back at once.
  */
 public final class OutboundRepository {
-  private static final String COLUMNS = "participant_id, occurred, subject, story";
+  private static final String COLUMNS = "participant_id, occurred, occurred_text, subject, story";
   private static final DefaultConsistencyLevel CONSISTENCY = DefaultConsistencyLevel.LOCAL_QUORUM;
 
   private final CassandraClient client;
@@ -37,7 +37,7 @@ public final class OutboundRepository {
 
   public OutboundRepository(CassandraClient client, MeterRegistry registry) {
     this.client = client;
-    this.insert = new LazyStatement(client, "INSERT INTO outbound (" + COLUMNS + ") VALUES (?, ?, ?, ?)");
+    this.insert = new LazyStatement(client, "INSERT INTO outbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?)");
     this.delete = new LazyStatement(client, "DELETE FROM outbound WHERE participant_id = ? AND occurred = ?");
     this.firstPage = new LazyStatement(client, "SELECT " + COLUMNS + " FROM outbound WHERE participant_id = ? LIMIT ?");
     // occurred is the post's unique timeuuid, so it alone is the cursor
@@ -54,7 +54,7 @@ public final class OutboundRepository {
   /** Writes the post; idempotent (same key, same values), so the driver may retry it. */
   public Future<Void> insert(OutboundItem item) {
     return StoreTimers.time(() -> insert.get().compose(ps -> client.execute(ps.bind(item.participantId(),
-            item.occurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
+            item.occurred(), item.givenOccurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
         executeOk, executeError).mapEmpty();
   }
 
@@ -80,7 +80,7 @@ public final class OutboundRepository {
   }
 
   private static OutboundItem toItem(Row row) {
-    return new OutboundItem(row.getLong("participant_id"), row.getUuid("occurred"), row.getString("subject"),
-        row.getString("story"));
+    return new OutboundItem(row.getLong("participant_id"), row.getUuid("occurred"), row.getString("occurred_text"),
+        row.getString("subject"), row.getString("story"));
   }
 }

@@ -7,11 +7,12 @@ import newsfeed.common.http.JsonBody;
 import io.vertx.core.json.JsonObject;
 
 /**
- * The validated body of `POST /participant/:id/outbound`: classic {"from","subject","story"}. from is optional
- * but, when given, must name the participant of the path; occurred (and any other field) is ignored because the
- * server sets the time.
+ * The validated body of `POST /participant/:id/outbound`: classic {"from","occurred","subject","story"}, as JSON
+ * or as a form. from is optional but, when given, must name the participant of the path. occurred is optional: a
+ * day (`yyyy-MM-dd`, what classic clients send) or an RFC 3339 date-time, kept as given; null when absent (the
+ * server's time then shows). Any other field is ignored.
  */
-public record PostRequest(long participantId, String subject, String story) {
+public record PostRequest(long participantId, String occurred, String subject, String story) {
   static final int MAX_SUBJECT = 500;
   static final int MAX_STORY = 10_000;
 
@@ -23,6 +24,7 @@ public record PostRequest(long participantId, String subject, String story) {
           "from must be the participant of the path, " + Links.participant(participantId));
     }
     return new PostRequest(participantId,
+        JsonBody.optionalOccurred(body, "occurred"),
         JsonBody.requiredString(body, "subject", MAX_SUBJECT),
         JsonBody.requiredString(body, "story", MAX_STORY));
   }

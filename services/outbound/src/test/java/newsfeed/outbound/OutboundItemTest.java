@@ -20,7 +20,7 @@ class OutboundItemTest {
   void theApiShapeIsClassicAndOccurredIsTheTimeOfTheTimeuuid() {
     long before = System.currentTimeMillis();
     UUID occurred = Uuids.timeBased();
-    JsonObject json = new OutboundItem(42, occurred, "subject", "story").toJson();
+    JsonObject json = new OutboundItem(42, occurred, null, "subject", "story").toJson();
     assertEquals(Set.of("from", "occurred", "subject", "story"), json.fieldNames());
     assertEquals("/participant/42", json.getString("from"));
     long millis = Instant.parse(json.getString("occurred")).toEpochMilli();
@@ -31,13 +31,28 @@ class OutboundItemTest {
   @Test
   void theEventCarriesTheRowsTimeuuidAndTime() {
     UUID occurred = Uuids.timeBased();
-    OutboundItem item = new OutboundItem(7, occurred, "s", "t");
+    OutboundItem item = new OutboundItem(7, occurred, null, "s", "t");
     OutboundPostedEvent event = item.event();
     assertEquals(occurred, event.eventId());
     assertEquals(TimeUuids.unixMillis(occurred), event.postedAtMillis());
     JsonObject json = event.toJson();
     assertEquals(item.toJson().getString("occurred"), json.getString("occurred"));
     assertEquals(event, OutboundPostedEvent.parse(json.encode()), "consumers read back what outbound publishes");
+  }
+
+  @Test
+  void thePostersOccurredIsShownAsGivenAndTravelsWithTheEvent() {
+    UUID occurred = Uuids.timeBased();
+    for (String given : new String[] {"2016-05-07", "1999-01-01T00:00:00.5+02:00"}) {
+      OutboundItem item = new OutboundItem(7, occurred, given, "s", "t");
+      assertEquals(given, item.toJson().getString("occurred"));
+      OutboundPostedEvent event = item.event();
+      assertEquals(given, event.toJson().getString("occurred"));
+      assertEquals(TimeUuids.unixMillis(occurred), event.postedAtMillis(), "the post time stays the server's");
+      OutboundPostedEvent read = OutboundPostedEvent.parse(event.toJson().encode());
+      assertEquals(event, read, "consumers read back what outbound publishes");
+      assertEquals(given, read.occurredText());
+    }
   }
 
   @Test

@@ -27,6 +27,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -121,16 +123,15 @@ class OutboundServiceIT {
     long poster = socialGraph.createParticipant("poster");
     long before = System.currentTimeMillis();
     HttpResponse<Buffer> created = post(port, poster, new JsonObject().put("from", "/participant/" + poster)
-        .put("subject", "hello ünïcode ✓").put("story", "it's a 'story'; DROP TABLE outbound; --")
-        .put("occurred", "1999-01-01T00:00:00Z"));
-    assertEquals(201, created.statusCode(), created.bodyAsString());
+        .put("subject", "hello ünïcode ✓").put("story", "it's a 'story'; DROP TABLE outbound; --"));
+    assertEquals(200, created.statusCode(), created.bodyAsString());
     assertEquals("application/json", created.getHeader("Content-Type"));
     JsonObject body = created.bodyAsJsonObject();
     assertEquals(Set.of("from", "occurred", "subject", "story"), body.fieldNames());
     assertEquals("/participant/" + poster, body.getString("from"));
     assertEquals("hello ünïcode ✓", body.getString("subject"));
     Instant occurred = Instant.parse(body.getString("occurred"));
-    assertTrue(occurred.toEpochMilli() >= before - 1_000, "the server sets occurred, not the client: " + body);
+    assertTrue(occurred.toEpochMilli() >= before - 1_000, "without a client's occurred the server's time: " + body);
 
     ConsumerRecord<String, String> record = eventsOf(poster, 1).get(0);
     assertEquals(Long.toString(poster), record.key(), "keyed by the poster");
@@ -162,7 +163,7 @@ class OutboundServiceIT {
         "newsfeed_store_client_seconds_count{operation=\"query\",outcome=\"success\",service=\"outbound\",store=\"cassandra\"}",
         "newsfeed_store_client_seconds_count{operation=\"produce\",outcome=\"success\",service=\"outbound\",store=\"kafka\"}",
         "newsfeed_events_total{event=\"produced\",service=\"outbound\"}",
-        "newsfeed_http_server_requests_seconds_count{method=\"POST\",route=\"/participant/:id/outbound\",service=\"outbound\",status=\"201\"}",
+        "newsfeed_http_server_requests_seconds_count{method=\"POST\",route=\"/participant/:id/outbound\",service=\"outbound\",status=\"200\"}",
         "newsfeed_operation_seconds_bucket{entity=\"outbound\",operation=\"post\",outcome=\"success\",service=\"outbound\",le=\"0.005\"}")) {
       assertTrue(metrics.contains(series), series + " missing from /metrics");
     }
@@ -175,8 +176,78 @@ class OutboundServiceIT {
     HttpResponse<Buffer> resp = http.post(port, "127.0.0.1", "/participant/" + poster + "/outbound")
         .putHeader("Content-Type", "application/x-www-form-urlencoded")
         .sendBuffer(Buffer.buffer(new JsonObject().put("subject", "curl").put("story", story).encode())).await();
-    assertEquals(201, resp.statusCode(), resp.bodyAsString());
+    assertEquals(200, resp.statusCode(), resp.bodyAsString());
     assertEquals(story, feed(port, poster, "").getJsonObject(0).getString("story"));
+  }
+
+  @Test
+  void aClassicFormPostKeepsTheClientsOccurredEverywhere() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
+    String link = "/participant/" + poster;
+    String form = "from=" + enc(link) + "&occurred=2016-05-07&subject=" + enc("12 345 ") + "&story=" + enc("a & b = c");
+    HttpResponse<Buffer> created = send(port, link + "/outbound", "application/x-www-form-urlencoded", form);
+    assertEquals(200, created.statusCode(), created.bodyAsString());
+    JsonObject body = created.bodyAsJsonObject();
+    assertEquals(new JsonObject().put("from", link).put("occurred", "2016-05-07").put("subject", "12 345 ")
+        .put("story", "a & b = c"), body);
+
+    JsonObject event = new JsonObject(eventsOf(poster, 1).get(0).value());
+    assertEquals("2016-05-07", event.getString("occurred"), "the event carries the client's occurred");
+    OutboundPostedEvent parsed = OutboundPostedEvent.parse(event.encode());
+    assertTrue(Math.abs(parsed.postedAtMillis() - System.currentTimeMillis()) < 60_000, "the post time is now");
+    List<Row> rows = cassandra.executeWithFullFetch(SimpleStatement.newInstance(
+        "SELECT occurred, occurred_text FROM outbound WHERE participant_id = ?", poster)).await();
+    assertEquals("2016-05-07", rows.get(0).getString("occurred_text"));
+    assertEquals(parsed.eventId(), rows.get(0).getUuid("occurred"), "the row is keyed by the server's timeuuid");
+
+    // a later post with an earlier occurred still comes first: feeds are ordered by the server's time
+    HttpResponse<Buffer> later = post(port, poster, new JsonObject().put("subject", "later").put("story", "s")
+        .put("occurred", "1999-12-31T23:59:59.999+01:00"));
+    assertEquals(200, later.statusCode(), later.bodyAsString());
+    JsonArray feed = feed(port, poster, "");
+    assertEquals(new JsonArray().add(later.bodyAsJsonObject()).add(body), feed);
+    assertEquals("1999-12-31T23:59:59.999+01:00", feed.getJsonObject(0).getString("occurred"));
+  }
+
+  @Test
+  void aBodyWithoutContentTypeIsJson() {
+    long poster = socialGraph.createParticipant("poster");
+    HttpResponse<Buffer> resp = send(port, "/participant/" + poster + "/outbound", null,
+        new JsonObject().put("subject", "untyped").put("story", "s").put("occurred", "2020-02-29").encode());
+    assertEquals(200, resp.statusCode(), resp.bodyAsString());
+    assertEquals("2020-02-29", resp.bodyAsJsonObject().getString("occurred"));
+    assertEquals("untyped", feed(port, poster, "").getJsonObject(0).getString("subject"));
+  }
+
+  @Test
+  void otherMediaTypesMalformedOccurredAndBadFormsAre4xxAndStoreNothing() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
+    String path = "/participant/" + poster + "/outbound";
+    String json = new JsonObject().put("subject", "s").put("story", "t").encode();
+    for (String type : new String[] {"text/csv", "text/plain", "application/xml", "multipart/form-data; boundary=x",
+        "application/octet-stream"}) {
+      HttpResponse<Buffer> resp = send(port, path, type, json);
+      assertJsonError(415, resp, type);
+      assertEquals("unsupported_media_type", resp.bodyAsJsonObject().getString("error"), type);
+    }
+    for (String occurred : new String[] {"yesterday", "2023-02-29", "2026-11-22T15:30Z", "2026-11-22 15:30:00Z",
+        "22/11/2026", "", "2026-11-22T15:30:00"}) {
+      HttpResponse<Buffer> resp = post(port, poster, new JsonObject().put("subject", "s").put("story", "t")
+          .put("occurred", occurred));
+      assertJsonError(400, resp, "occurred " + occurred);
+      assertTrue(resp.bodyAsJsonObject().getString("message").startsWith("occurred"), resp.bodyAsString());
+    }
+    assertJsonError(400, post(port, poster, new JsonObject().put("subject", "s").put("story", "t")
+        .put("occurred", 20261122)), "occurred a number");
+    String form = "application/x-www-form-urlencoded";
+    for (String body : new String[] {"subject=s&story=t&occurred=2026-02-30", "subject=s&story=t&occurred=",
+        "subject=s&subject=s&story=t", "subject=s&story=t%", "subject=s", "story=t", "",
+        "from=%2Fparticipant%2F" + (poster + 1) + "&subject=s&story=t"}) {
+      assertJsonError(400, send(port, path, form, body), "form " + body);
+    }
+    assertEquals(new JsonArray(), feed(port, poster, ""), "a rejected post must store nothing");
+    Thread.sleep(1_000);
+    assertEquals(0, eventsOf(poster, 0).size(), "a rejected post must publish nothing");
   }
 
   @Test
@@ -185,7 +256,7 @@ class OutboundServiceIT {
     int total = 45;
     for (int i = 0; i < total; i++) {
       HttpResponse<Buffer> resp = post(port, poster, new JsonObject().put("subject", "post " + i).put("story", "s" + i));
-      assertEquals(201, resp.statusCode(), resp.bodyAsString());
+      assertEquals(200, resp.statusCode(), resp.bodyAsString());
     }
     List<String> subjects = new ArrayList<>();
     List<Integer> pageSizes = new ArrayList<>();
@@ -250,7 +321,7 @@ class OutboundServiceIT {
         "http://127.0.0.1:" + freePort());
     long poster = TestEvents.randomParticipantId();
     HttpResponse<Buffer> resp = post(alone, poster, new JsonObject().put("subject", "alone").put("story", "s"));
-    assertEquals(201, resp.statusCode(), resp.bodyAsString());
+    assertEquals(200, resp.statusCode(), resp.bodyAsString());
     assertEquals(1, feed(alone, poster, "").size(), "stored; an empty feed would have stayed empty too");
   }
 
@@ -359,7 +430,7 @@ class OutboundServiceIT {
         continue;   // never got to the server, or a queued request on a closing connection: not acknowledged
       }
       if (f.succeeded()) {
-        assertEquals(201, f.result().statusCode(), "an accepted request is finished, not cut: " + f.result().bodyAsString());
+        assertEquals(200, f.result().statusCode(), "an accepted request is finished, not cut: " + f.result().bodyAsString());
         acknowledged++;
       }
     }
@@ -381,6 +452,19 @@ class OutboundServiceIT {
 
   private static HttpResponse<Buffer> post(int port, Object participant, JsonObject body) {
     return http.post(port, "127.0.0.1", "/participant/" + participant + "/outbound").sendJsonObject(body).await();
+  }
+
+  /** A POST of this body with this Content-Type (none when null). */
+  private static HttpResponse<Buffer> send(int port, String uri, String contentType, String body) {
+    var request = http.post(port, "127.0.0.1", uri);
+    if (contentType != null) {
+      request.putHeader("Content-Type", contentType);
+    }
+    return request.sendBuffer(Buffer.buffer(body)).await();
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
   private static HttpResponse<Buffer> get(int port, String uri) {

@@ -14,8 +14,19 @@ class PostRequestTest {
   @Test
   void aClassicBodyIsAccepted() {
     PostRequest r = PostRequest.parse(42, new JsonObject().put("from", "/participant/42").put("subject", "hi")
-        .put("story", "a story").put("occurred", "1999-01-01T00:00:00Z"));
-    assertEquals(new PostRequest(42, "hi", "a story"), r);
+        .put("story", "a story").put("occurred", "1999-01-01"));
+    assertEquals(new PostRequest(42, "1999-01-01", "hi", "a story"), r);
+  }
+
+  @Test
+  void occurredIsKeptAsGivenOrNullWhenAbsent() {
+    for (String given : new String[] {"2024-02-29", "1999-01-01T00:00:00Z", "2026-11-22t15:30:00.123456789-05:30"}) {
+      assertEquals(given, PostRequest.parse(1, new JsonObject().put("subject", "s").put("story", "t")
+          .put("occurred", given)).occurred());
+    }
+    assertEquals(null, PostRequest.parse(1, new JsonObject().put("subject", "s").put("story", "t")).occurred());
+    assertEquals(null, PostRequest.parse(1, new JsonObject().put("subject", "s").put("story", "t")
+        .putNull("occurred")).occurred());
   }
 
   @Test
@@ -52,6 +63,15 @@ class PostRequestTest {
         {new JsonObject().put("from", 42.5).put("subject", "s").put("story", "t"), "from"},
         {new JsonObject().put("from", new java.math.BigInteger("18446744073709551658")).put("subject", "s")
             .put("story", "t"), "from"},
+        {new JsonObject().put("occurred", "yesterday").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", "2023-02-29").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", "2026-13-01").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", "2026-11-22T15:30Z").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", "2026-11-22T25:00:00Z").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", "2026-11-22T15:30:00").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", "").put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", 20261122).put("subject", "s").put("story", "t"), "occurred"},
+        {new JsonObject().put("occurred", " 2026-11-22").put("subject", "s").put("story", "t"), "occurred"},
     };
     for (Object[] c : cases) {
       ApiError e = assertThrows(ApiError.class, () -> PostRequest.parse(42, (JsonObject) c[0]), c[0].toString());

@@ -50,13 +50,17 @@ public final class SolrIndex {
   public Future<Void> index(List<OutboundPostedEvent> events) {
     JsonArray docs = new JsonArray();
     for (OutboundPostedEvent e : events) {
-      docs.add(new JsonObject()
+      JsonObject doc = new JsonObject()
           .put("id", e.eventId().toString())
           .put("participant_id", e.participantId())
           .put("from", Links.participant(e.participantId()))
           .put("occurred", e.occurred().toString())
           .put("subject", e.subject())
-          .put("story", e.story()));
+          .put("story", e.story());
+      if (e.givenOccurred() != null) {
+        doc.put("occurred_text", e.givenOccurred());   // shown as given; occurred (the server's time) sorts
+      }
+      docs.add(doc);
     }
     return StoreTimers.time(() -> web.postAbs(coreUrl + "/update")
             .addQueryParam("commitWithin", Integer.toString(COMMIT_WITHIN_MS))
@@ -86,12 +90,15 @@ public final class SolrIndex {
         });
   }
 
-  /** The matching posts themselves, newest first, in the classic outbound shape {from,occurred,subject,story}. */
+  /**
+   * The matching posts themselves, newest first (by the server's time, field occurred), in the classic outbound
+   * shape {from,occurred,subject,story}; occurred as the poster gave it (occurred_text) when they did.
+   */
   public Future<List<JsonObject>> posts(KeywordQuery query, int limit) {
     HttpRequest<Buffer> req = select(query)
         .addQueryParam("rows", Integer.toString(limit))
         .addQueryParam("sort", "occurred desc, id desc")
-        .addQueryParam("fl", "from,occurred,subject,story");
+        .addQueryParam("fl", "from,occurred,occurred_text,subject,story");
     return StoreTimers.time(() -> req.send().compose(SolrIndex::expectOk), searchOk, searchError)
         .map(body -> {
           JsonArray docs = body.getJsonObject("response").getJsonArray("docs");
@@ -100,7 +107,7 @@ public final class SolrIndex {
             JsonObject d = docs.getJsonObject(i);
             posts.add(new JsonObject()
                 .put("from", d.getString("from"))
-                .put("occurred", d.getString("occurred"))
+                .put("occurred", d.getString("occurred_text", d.getString("occurred")))
                 .put("subject", d.getString("subject", ""))
                 .put("story", d.getString("story", "")));
           }

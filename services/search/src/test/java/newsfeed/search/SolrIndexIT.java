@@ -65,6 +65,23 @@ class SolrIndexIT {
   }
 
   @Test
+  void aPostersOwnOccurredIsAnsweredAsGivenWhileTheServersTimeSorts() throws Exception {
+    String word = TestEvents.uniqueWord();
+    long poster = TestEvents.randomParticipantId();
+    OutboundPostedEvent older = new OutboundPostedEvent(TestEvents.timeUuid(), poster, word, "a day",
+        System.currentTimeMillis(), "2030-01-01");
+    Thread.sleep(5);
+    OutboundPostedEvent newer = new OutboundPostedEvent(TestEvents.timeUuid(), poster, word, "a date-time",
+        System.currentTimeMillis(), "1999-12-31T23:59:59+01:00");
+    Thread.sleep(5);
+    OutboundPostedEvent plain = event(poster, word, "server time");
+    index.index(List.of(older, newer, plain)).await();
+    List<JsonObject> posts = eventually(() -> index.posts(KeywordQuery.parse(word), 20).await(), r -> r.size() == 3);
+    assertEquals(List.of(plain.occurred().toString(), "1999-12-31T23:59:59+01:00", "2030-01-01"),
+        posts.stream().map(p -> p.getString("occurred")).toList(), "newest first by the server's time");
+  }
+
+  @Test
   void reindexingTheSameEventReplacesItsDocument() throws Exception {
     String word = TestEvents.uniqueWord();
     OutboundPostedEvent e = event(TestEvents.randomParticipantId(), word, "once");

@@ -7,10 +7,11 @@ import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.ApiError;
 import newsfeed.common.Params;
 import newsfeed.common.http.JsonBody;
+import newsfeed.common.http.RequestBody;
 
 /**
- * `POST /participant/:id/friends` {from?, to} -> 201 {id,from,to} (200 with the existing row when the two are
- * already friends); `GET /participant/:id/friends?limit=&cursor=` -> 200 [{id,from,to}] ordered by friend id,
+ * `POST /participant/:id/friends` {from?, to} (JSON or form) -> 200 {id,from,to}, the existing row when the two
+ * are already friends; `GET /participant/:id/friends?limit=&cursor=` -> 200 [{id,from,to}] ordered by friend id,
  * with `X-Next-Cursor` when there are more. Without `limit` the whole list comes back (up to {@link #MAX_LIMIT}),
  * as classic clients expect.
  */
@@ -49,14 +50,13 @@ public final class FriendsHandler {
     FriendRequest req;
     try {
       long id = Params.participantId(ctx.pathParam("id"));
-      req = FriendRequest.parse(id, JsonBody.object(ctx));
+      req = FriendRequest.parse(id, RequestBody.fields(ctx));
     } catch (ApiError e) {
       e.send(ctx);
       return;
     }
     store.time(() -> graph.befriend(req.from(), req.to()))
-        .onSuccess(r -> ctx.response().setStatusCode(r.created() ? 201 : 200)
-            .putHeader("Content-Type", "application/json").end(r.friend().toJson().encode()))
+        .onSuccess(r -> ctx.response().putHeader("Content-Type", "application/json").end(r.friend().toJson().encode()))
         .onFailure(err -> Failures.send(ctx, err));
   }
 

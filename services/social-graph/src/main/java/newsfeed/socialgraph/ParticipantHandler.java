@@ -6,11 +6,12 @@ import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.ApiError;
 import newsfeed.common.Links;
 import newsfeed.common.Params;
-import newsfeed.common.http.JsonBody;
+import newsfeed.common.http.RequestBody;
 
 /**
- * `POST /participant` {name} -> 201 {id,name,link} with Location; `GET /participant/:id` -> 200 {id,name,link}.
- * Classic clients may also send `id` or `link` in the body: they are ignored, the store assigns the id.
+ * `POST /participant` {name} (JSON or form) -> 200 {id,name,link} with Location, the classic contract's status;
+ * `GET /participant/:id` -> 200 {id,name,link}. Classic clients may also send `id` or `link` in the body: they are
+ * ignored, the store assigns the id.
  */
 public final class ParticipantHandler {
   private final SocialGraph graph;
@@ -26,14 +27,14 @@ public final class ParticipantHandler {
   public void create(RoutingContext ctx) {
     String name;
     try {
-      JsonObject body = JsonBody.object(ctx);
+      JsonObject body = RequestBody.fields(ctx);
       name = Input.participantName(body);
     } catch (ApiError e) {
       e.send(ctx);
       return;
     }
     store.time(() -> graph.createParticipant(name))
-        .onSuccess(p -> ctx.response().setStatusCode(201).putHeader("Location", Links.participant(p.id()))
+        .onSuccess(p -> ctx.response().setStatusCode(200).putHeader("Location", Links.participant(p.id()))
             .putHeader("Content-Type", "application/json").end(p.toJson().encode()))
         .onFailure(err -> Failures.send(ctx, err));
   }

@@ -5,10 +5,12 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.ApiError;
 import newsfeed.common.Links;
+import newsfeed.common.Occurred;
 
 /**
  * Validation of POST bodies: a JSON object with typed fields, else an {@link ApiError} 400 naming the field. The
  * body must have been read by a BodyHandler (whose limit, HTTP_MAX_BODY_BYTES, answers 413 before we get here).
+ * {@link RequestBody} picks JSON or form by Content-Type; a form arrives here as an object of strings.
  */
 public final class JsonBody {
   private JsonBody() {
@@ -76,5 +78,18 @@ public final class JsonBody {
       throw new ApiError(400, "missing_field", field + " is required");
     }
     return id;
+  }
+
+  /** An optional `occurred` ({@link Occurred}: a day or an RFC 3339 date-time), verbatim; null when absent. */
+  public static String optionalOccurred(JsonObject body, String field) {
+    Object v = body.getValue(field);
+    if (v == null) {
+      return null;
+    }
+    if (!(v instanceof String s) || !Occurred.isValid(s)) {
+      throw new ApiError(400, "invalid_field",
+          field + " must be a date (yyyy-MM-dd) or an RFC 3339 date-time (2026-11-22T15:30:00Z)");
+    }
+    return s;
   }
 }
