@@ -1,0 +1,81 @@
+package newsfeed.edge;
+
+import graphql.ErrorClassification;
+import graphql.ErrorType;
+import graphql.ExecutionResult;
+import graphql.GraphQLError;
+import graphql.execution.instrumentation.InstrumentationState;
+import graphql.execution.instrumentation.SimplePerformantInstrumentation;
+import graphql.execution.instrumentation.parameters.InstrumentationExecutionParameters;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The HTTP status of a GraphQL answer, so clients that only look at the status (the classic load client treats
+ * anything but 200 as a failure) see what happened: 400 for a query that does not parse or validate, 503 when a
+ * service was unavailable, a service's 4xx when nothing of the request succeeded because of it, else 200 (with
+ * the errors of the fields that failed). The body is always the GraphQL answer.
+ */
+final class AnswerStatus extends SimplePerformantInstrumentation {
+  private static final String KEY = "newsfeed.edge.status";
+
+  /** Route handler before the GraphQL handler: the status is set just before the headers go out. */
+  static void apply(RoutingContext ctx) {
+    ctx.addHeadersEndHandler(v -> {
+      Integer status = ctx.get(KEY);
+      if (status != null && ctx.response().getStatusCode() == 200) {
+        ctx.response().setStatusCode(status);
+      }
+    });
+    ctx.next();
+  }
+
+  @Override
+  public CompletableFuture<ExecutionResult> instrumentExecutionResult(ExecutionResult result,
+      InstrumentationExecutionParameters parameters, InstrumentationState state) {
+    RoutingContext ctx = parameters.getGraphQLContext().get(RoutingContext.class);
+    if (ctx != null) {
+      ctx.put(KEY, of(result));
+    }
+    return CompletableFuture.completedFuture(result);
+  }
+
+  static int of(ExecutionResult result) {
+    if (result.getErrors().isEmpty()) {
+      return 200;
+    }
+    int client = 0;
+    int server = 0;
+    for (GraphQLError error : result.getErrors()) {
+      Map<String, Object> ext = error.getExtensions();
+      Object status = ext == null ? null : ext.get("status");
+      if (status instanceof Integer s) {
+        if (s >= 500) {
+          server = Math.max(server, s == 500 ? 500 : 503);
+        } else if (client == 0) {
+          client = s;
+        }
+      } else if (isRequestError(error.getErrorType())) {
+        return 400;
+      }
+    }
+    if (server != 0) {
+      return server;
+    }
+    return nothingResolved(result) ? (client != 0 ? client : 500) : 200;
+  }
+
+  /** Syntax, validation (unknown fields, wrong argument types, bad variables) and a query too deep. */
+  private static boolean isRequestError(ErrorClassification type) {
+    return type == ErrorType.InvalidSyntax || type == ErrorType.ValidationError
+        || type == ErrorType.OperationNotSupported || type == ErrorType.ExecutionAborted;
+  }
+
+  private static boolean nothingResolved(ExecutionResult result) {
+    Object data = result.getData();
+    return !(data instanceof Map<?, ?> fields) || fields.values().stream().allMatch(Objects::isNull);
+  }
+}

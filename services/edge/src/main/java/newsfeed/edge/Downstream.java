@@ -1,0 +1,86 @@
+package newsfeed.edge;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import newsfeed.common.metrics.StoreTimers;
+
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * One newsfeed service's REST API as edge calls it: a 200's JSON body, or a {@link FieldError} (its 4xx
+ * passed on; a 5xx, a refused connection or a timeout is 503). Each call is timed as
+ * newsfeed_store_client_seconds{store=<service>,operation=get|post}.
+ */
+final class Downstream {
+  private final String service;
+  private final String baseUrl;
+  private final WebClient web;
+  private final long timeoutMs;
+  private final Map<String, Timer[]> timers;
+
+  Downstream(String service, String baseUrl, WebClient web, long timeoutMs, MeterRegistry registry) {
+    this.service = service;
+    this.baseUrl = baseUrl;
+    this.web = web;
+    this.timeoutMs = timeoutMs;
+    this.timers = Map.of(
+        "get", new Timer[] {StoreTimers.timer(registry, service, "get", "success"),
+            StoreTimers.timer(registry, service, "get", "error")},
+        "post", new Timer[] {StoreTimers.timer(registry, service, "post", "success"),
+            StoreTimers.timer(registry, service, "post", "error")});
+  }
+
+  /** GET of a path with query parameters (encoded here). */
+  Future<Object> get(String path, Map<String, String> query) {
+    HttpRequest<Buffer> request = web.getAbs(baseUrl + path).timeout(timeoutMs);
+    query.forEach(request::addQueryParam);
+    return call("get", request::send);
+  }
+
+  /** POST of a JSON body. */
+  Future<Object> post(String path, JsonObject body) {
+    return call("post", () -> web.postAbs(baseUrl + path).timeout(timeoutMs)
+        .putHeader("Content-Type", "application/json").sendBuffer(body.toBuffer()));
+  }
+
+  private Future<Object> call(String operation, Supplier<Future<HttpResponse<Buffer>>> send) {
+    Timer[] t = timers.get(operation);
+    long start = System.nanoTime();
+    Future<HttpResponse<Buffer>> sent;
+    try {
+      sent = send.get();
+    } catch (RuntimeException e) {
+      sent = Future.failedFuture(e);
+    }
+    return sent.transform(ar -> {
+      Object result = answer(ar.succeeded() ? ar.result() : null);
+      boolean unavailable = result instanceof FieldError e && e.status() >= 500;
+      (unavailable ? t[1] : t[0]).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+      return result instanceof FieldError e ? Future.failedFuture(e) : Future.succeededFuture(result);
+    });
+  }
+
+  /** The decoded body of a 200, else the error it means (null response: no answer at all). */
+  private Object answer(HttpResponse<Buffer> resp) {
+    if (resp == null || resp.statusCode() >= 500) {
+      return FieldError.unavailable(service);
+    }
+    if (resp.statusCode() != 200) {
+      return FieldError.fromAnswer(service, resp.statusCode(), resp.bodyAsString());
+    }
+    try {
+      return Json.decodeValue(resp.body());
+    } catch (RuntimeException e) {
+      return FieldError.unavailable(service);   // a 200 that is not JSON is a broken service, not bad input
+    }
+  }
+}

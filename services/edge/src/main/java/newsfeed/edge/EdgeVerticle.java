@@ -1,0 +1,59 @@
+package newsfeed.edge;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.graphql.GraphQLHandler;
+import newsfeed.common.http.HttpBootstrap;
+
+import java.util.List;
+
+/**
+ * The edge service: the classic GraphQL API on POST / and /graphql (GET /graphql?query= for queries), every
+ * field resolved by the four services' REST API. It has no store, so it is ready as soon as it listens: a
+ * service that is down is a 503 answer of the request that needs it, not an unready edge.
+ */
+public final class EdgeVerticle extends VerticleBase {
+  private final EdgeConfig config;
+  private final PrometheusMeterRegistry registry;
+  private WebClient web;
+  private HttpServer server;
+
+  public EdgeVerticle(EdgeConfig config, PrometheusMeterRegistry registry) {
+    this.config = config;
+    this.registry = registry;
+  }
+
+  @Override
+  public Future<?> start() {
+    web = HttpBootstrap.webClient(vertx, "newsfeed-edge", config.downstreamConnections());
+    long timeout = config.downstreamTimeoutMs();
+    RestApi api = new RestApi(
+        new Downstream("social-graph", config.socialGraphUrl(), web, timeout, registry),
+        new Downstream("outbound", config.outboundUrl(), web, timeout, registry),
+        new Downstream("inbound", config.inboundUrl(), web, timeout, registry),
+        new Downstream("search", config.searchUrl(), web, timeout, registry));
+    GraphQLHandler graphql = GraphQLHandler.create(ClassicSchema.create(api));
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.maxBodyBytes());   // no uploads to the FS
+
+    Router router = HttpBootstrap.router(vertx, registry, List.of());
+    router.post("/").handler(body).handler(AnswerStatus::apply).handler(graphql);
+    router.post("/graphql").handler(body).handler(AnswerStatus::apply).handler(graphql);
+    router.get("/graphql").handler(AnswerStatus::apply).handler(graphql);
+    router.route().failureHandler(Failures::handle);
+
+    return HttpBootstrap.serve(vertx,
+        HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()), router)
+        .onSuccess(s -> server = s);
+  }
+
+  /** Stop taking requests and let those in flight finish (their calls to the services included), then close. */
+  @Override
+  public Future<?> stop() {
+    return HttpBootstrap.drain(server, config.shutdownGrace()).transform(ar -> HttpBootstrap.close(web));
+  }
+}

@@ -1,0 +1,144 @@
+package newsfeed.edge;
+
+import graphql.schema.DataFetcher;
+import graphql.schema.DataFetchingEnvironment;
+import graphql.schema.idl.RuntimeWiring;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+
+/**
+ * Every field of classic.graphqls, each resolved by one call to a service's REST API (or none, when the id is
+ * all it needs). Nothing here decides what is valid: the services do, and their 4xx become the field's error.
+ */
+final class Resolvers {
+  private final RestApi api;
+
+  Resolvers(RestApi api) {
+    this.api = api;
+  }
+
+  RuntimeWiring wiring() {
+    return RuntimeWiring.newRuntimeWiring()
+        .type("Query", t -> t
+            .dataFetcher("participant", env -> ParticipantRef.of(Ids.participant("id", env.getArgument("id"))))
+            .dataFetcher("posters", async(env -> api.posters(env.getArgument("keywords")).map(Resolvers::refs))))
+        .type("Mutation", t -> t
+            .dataFetcher("createParticipant", mutation(env -> {
+              Map<String, Object> input = env.getArgument("input");
+              return api.createParticipant((String) input.get("name"))
+                  .map(p -> new ParticipantRef(p.getLong("id"), p));
+            }))
+            .dataFetcher("createFriend", mutation(env -> {
+              Map<String, Object> input = env.getArgument("input");
+              long from = Ids.participant("from_id", input.get("from_id"));
+              long to = Ids.participant("to_id", input.get("to_id"));
+              return api.befriend(from, to);
+            }))
+            .dataFetcher("createOutbound", mutation(env -> {
+              Map<String, Object> input = env.getArgument("input");
+              long from = Ids.participant("from_id", input.get("from_id"));
+              return api.post(from, (String) input.get("occurred"), (String) input.get("subject"),
+                  (String) input.get("story"));
+            })))
+        .type("Participant", t -> t
+            .dataFetcher("id", env -> Ids.of(env.<ParticipantRef>getSource().id()))
+            .dataFetcher("name", async(env -> participant(env).map(p -> p.getString("name"))))
+            .dataFetcher("link", async(env -> participant(env).map(p -> p.getString("link"))))
+            .dataFetcher("friends", async(env -> {
+              long id = env.<ParticipantRef>getSource().id();
+              return api.friends(id).map(list -> friendsOf(id, list));
+            }))
+            .dataFetcher("inbound", async(env -> api.inbound(env.<ParticipantRef>getSource().id()).map(Resolvers::objects)))
+            .dataFetcher("outbound", async(env -> api.outbound(env.<ParticipantRef>getSource().id()).map(Resolvers::objects))))
+        .type("Friend", t -> t
+            .dataFetcher("id", env -> String.valueOf(env.<JsonObject>getSource().getValue("id")))
+            .dataFetcher("from", link("from"))
+            .dataFetcher("to", link("to")))
+        .type("Inbound", t -> t
+            .dataFetcher("from", link("from"))
+            .dataFetcher("to", link("to"))
+            .dataFetcher("occurred", text("occurred"))
+            .dataFetcher("subject", text("subject"))
+            .dataFetcher("story", text("story")))
+        .type("Outbound", t -> t
+            .dataFetcher("from", link("from"))
+            .dataFetcher("occurred", text("occurred"))
+            .dataFetcher("subject", text("subject"))
+            .dataFetcher("story", text("story")))
+        .build();
+  }
+
+  private Future<JsonObject> participant(DataFetchingEnvironment env) {
+    return Participants.of(env.getGraphQlContext(), api).load(env.getSource());
+  }
+
+  /** A fetcher of a Vert.x future: graphql-java waits on its CompletionStage. */
+  private static DataFetcher<CompletionStage<Object>> async(Function<DataFetchingEnvironment, Future<?>> fetch) {
+    return env -> {
+      Future<?> f;
+      try {
+        f = fetch.apply(env);
+      } catch (FieldError e) {
+        f = Future.failedFuture(e);
+      }
+      return f.<Object>map(v -> v).toCompletionStage();
+    };
+  }
+
+  /** A mutation changes data, so it is refused on GET (a link or a prefetch must never create anything). */
+  private static DataFetcher<CompletionStage<Object>> mutation(Function<DataFetchingEnvironment, Future<?>> fetch) {
+    return async(env -> {
+      RoutingContext rc = env.getGraphQlContext().get(RoutingContext.class);
+      if (rc != null && rc.request().method() != HttpMethod.POST) {
+        throw new FieldError(405, "method_not_allowed", "mutations are sent with POST");
+      }
+      return fetch.apply(env);
+    });
+  }
+
+  private static DataFetcher<ParticipantRef> link(String field) {
+    return env -> Ids.ref(env.<JsonObject>getSource().getValue(field));
+  }
+
+  private static DataFetcher<String> text(String field) {
+    return env -> env.<JsonObject>getSource().getString(field);
+  }
+
+  /** The friend of each friendship of {@code id}: the end that is not {@code id}. */
+  private static List<ParticipantRef> friendsOf(long id, JsonArray friendships) {
+    List<ParticipantRef> friends = new ArrayList<>();
+    for (JsonObject f : objects(friendships)) {
+      ParticipantRef to = Ids.ref(f.getValue("to"));
+      friends.add(to.id() == id ? Ids.ref(f.getValue("from")) : to);
+    }
+    return friends;
+  }
+
+  private static List<ParticipantRef> refs(JsonArray links) {
+    List<ParticipantRef> refs = new ArrayList<>();
+    for (Object link : links) {
+      refs.add(Ids.ref(link));
+    }
+    return refs;
+  }
+
+  private static List<JsonObject> objects(JsonArray items) {
+    List<JsonObject> objects = new ArrayList<>();
+    for (Object item : items) {
+      if (!(item instanceof JsonObject o)) {
+        throw new FieldError(503, FieldError.UNAVAILABLE, "a service answered an unexpected shape");
+      }
+      objects.add(o);
+    }
+    return objects;
+  }
+}
