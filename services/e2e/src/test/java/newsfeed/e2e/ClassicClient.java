@@ -15,25 +15,33 @@ import java.util.StringJoiner;
 
 /**
  * Requests as the classic load client (clojure-news-feed `client/load`, clj-http) sends them to the single API:
- * creates as a JSON body when {@code json} (its USE_JSON=true), else as form params (URL-encoded UTF-8, spaces as
- * '+'); reads and searches as plain GETs. Like the classic client, any answer but 200 is a failure.
+ * creates as form params (its default: URL-encoded UTF-8, spaces as '+'), as a JSON body (USE_JSON=true), or as
+ * GraphQL (USE_GRAPHQL=true: `{"query": "..."}` POSTed to the root path); reads and searches as plain GETs, or
+ * GraphQL queries. Like the classic client, any answer but 200 is a failure.
  */
 final class ClassicClient implements AutoCloseable {
+  /** How creates (and, for GRAPHQL, the client's reads) are sent. */
+  enum Mode { FORM, JSON, GRAPHQL }
+
   private final Vertx vertx = Vertx.vertx();
   private final WebClient http = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(5_000));
   private final String base;
-  private final boolean json;
+  private final Mode mode;
 
-  ClassicClient(String base, boolean json) {
+  ClassicClient(String base, Mode mode) {
     this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-    this.json = json;
+    this.mode = mode;
+  }
+
+  Mode mode() {
+    return mode;
   }
 
   /** POST of a create; the fields in the order the classic client builds them. */
   Object create(String path, Map<String, String> fields) {
     var request = http.postAbs(base + path).timeout(10_000);
     HttpResponse<Buffer> resp;
-    if (json) {
+    if (mode == Mode.JSON) {
       JsonObject body = new JsonObject();
       fields.forEach(body::put);
       resp = request.putHeader("Content-Type", "application/json").putHeader("Accept", "application/json")
@@ -45,6 +53,29 @@ final class ClassicClient implements AutoCloseable {
           .sendBuffer(Buffer.buffer(form.toString())).await();
     }
     return ok("POST " + path, resp);
+  }
+
+  /**
+   * A GraphQL mutation as the classic client writes it: `mutation { create<Entity>(input: {k:"v",...})<returns> }`,
+   * every value quoted (ids too) and not escaped, POSTed to the root path. Answers `data`.
+   */
+  JsonObject mutation(String entity, Map<String, String> params, String returns) {
+    StringJoiner input = new StringJoiner(",");
+    params.forEach((k, v) -> input.add(k + ":\"" + v + "\""));
+    String create = "create" + Character.toUpperCase(entity.charAt(0)) + entity.substring(1);
+    return graphql("mutation { " + create + "(input: {" + input + "})" + returns + "}");
+  }
+
+  /** A GraphQL query or mutation POSTed to the root path as JSON; a 200 without `errors`, its `data`. */
+  JsonObject graphql(String query) {
+    HttpResponse<Buffer> resp = http.postAbs(base + "/").timeout(10_000)
+        .putHeader("Content-Type", "application/json").putHeader("Accept", "application/json")
+        .sendBuffer(new JsonObject().put("query", query).toBuffer()).await();
+    JsonObject body = (JsonObject) ok("POST / " + query, resp);
+    if (body.getValue("errors") != null) {
+      throw new IllegalStateException("errors from POST / " + query + ": " + body.encode());
+    }
+    return body.getJsonObject("data");
   }
 
   Object get(String pathAndQuery) {

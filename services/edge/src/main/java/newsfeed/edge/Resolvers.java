@@ -57,8 +57,10 @@ final class Resolvers {
               long id = env.<ParticipantRef>getSource().id();
               return api.friends(id).map(list -> friendsOf(id, list));
             }))
-            .dataFetcher("inbound", async(env -> api.inbound(env.<ParticipantRef>getSource().id()).map(Resolvers::objects)))
-            .dataFetcher("outbound", async(env -> api.outbound(env.<ParticipantRef>getSource().id()).map(Resolvers::objects))))
+            .dataFetcher("inbound",
+                async(env -> api.inbound(env.<ParticipantRef>getSource().id()).map(Resolvers::objects)))
+            .dataFetcher("outbound",
+                async(env -> api.outbound(env.<ParticipantRef>getSource().id()).map(Resolvers::objects))))
         .type("Friend", t -> t
             .dataFetcher("id", env -> String.valueOf(env.<JsonObject>getSource().getValue("id")))
             .dataFetcher("from", link("from"))

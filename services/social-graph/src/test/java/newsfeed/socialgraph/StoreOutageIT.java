@@ -7,6 +7,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TcpRelay;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package newsfeed.socialgraph;
+package newsfeed.common.testing;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.net.NetClient;
@@ -9,10 +9,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP relay in front of a real store, so a test can take the store away from the service (close the listener
- * and every connection) and give it back on the same port, without touching the shared store itself.
+ * A TCP relay in front of a real store or service, so a test can take it away from the service under test (close
+ * the listener and every connection: what a stopped process looks like) and give it back on the same port,
+ * without touching the shared one itself.
  */
-final class TcpRelay {
+public final class TcpRelay {
   private final Vertx vertx;
   private final int port;
   private final String targetHost;
@@ -21,7 +22,7 @@ final class TcpRelay {
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private NetServer server;
 
-  TcpRelay(Vertx vertx, int port, String targetHost, int targetPort) {
+  public TcpRelay(Vertx vertx, int port, String targetHost, int targetPort) {
     this.vertx = vertx;
     this.port = port;
     this.targetHost = targetHost;
@@ -29,7 +30,7 @@ final class TcpRelay {
     this.client = vertx.createNetClient();
   }
 
-  void start() {
+  public void start() {
     server = vertx.createNetServer().connectHandler(in -> {
       in.pause();
       sockets.add(in);
@@ -50,7 +51,7 @@ final class TcpRelay {
     server.listen(port, "127.0.0.1").await();
   }
 
-  void stop() {
+  public void stop() {
     server.close().await();
     for (NetSocket s : sockets) {
       s.close();
