@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Local gateway (nginx) exposing the classic single API by path in front of the four local services,
-# as the chart's Ingress/HTTPRoute does in a cluster, balancing over every instance of a service (round robin).
+# Local gateway (nginx) exposing the classic single API by path in front of the five local services (GraphQL on
+# `/` and `/graphql` to edge), as the chart's Ingress/HTTPRoute does in a cluster, balancing over every instance
+# of a service (round robin).
 # Usage: ci/gateway.sh start|stop|reload|status   (reload: after SERVICE_INSTANCES changed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +21,7 @@ start() {
   sed -e "s#@RUN@#$RUN#g" -e "s#@GATEWAY_PORT@#$PORT#g" \
       -e "s#@SOCIAL_GRAPH_SERVERS@#$(servers social-graph)#g" -e "s#@OUTBOUND_SERVERS@#$(servers outbound)#g" \
       -e "s#@INBOUND_SERVERS@#$(servers inbound)#g" -e "s#@SEARCH_SERVERS@#$(servers search)#g" \
+      -e "s#@EDGE_SERVERS@#$(servers edge)#g" \
       ci/gateway/nginx.conf.template > "$RUN/nginx.conf"
   "$NGINX" -t -q -c "$RUN/nginx.conf" -e "$RUN/error.log"
   "$NGINX" -c "$RUN/nginx.conf" -e "$RUN/error.log"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The four services as local processes against the local stack (ci/stack.sh), one JVM per instance.
+# The five services as local processes against the local stack (ci/stack.sh), one JVM per instance: the four of the
+# classic REST API and edge (its GraphQL API, a client of the other four).
 #
 # Usage: ci/services.sh start | stop | status | urls | kill INSTANCE | restart INSTANCE
 #   start     start every instance that is not running, wait until each answers /health/ready (200)
 #   stop      SIGTERM every instance (graceful: drain HTTP, commit consumers), KILL after a timeout
 #   status    table of the instances; exit 3 when one is not running
-#   urls      print SOCIAL_GRAPH_URL=... OUTBOUND_URL=... INBOUND_URL=... SEARCH_URL=... (first instances)
+#   urls      print SOCIAL_GRAPH_URL=... OUTBOUND_URL=... INBOUND_URL=... SEARCH_URL=... EDGE_URL=... (first instances)
 #   ports SVC print the port of every instance of a service, one a line (the gateway balances over them)
 #   kill      kill -9 one instance, e.g. `kill inbound-2` (fault tests)
 #   restart   stop and start one instance, e.g. `restart outbound-1`
@@ -19,12 +20,12 @@ ROOT=$PWD
 # shellcheck source=ci/stack/lib.sh
 source ci/stack/lib.sh   # proc_start_time, alive, port_open, log helpers (NEWSFEED_RUN, OFFSET)
 
-SERVICES=(social-graph outbound inbound search)
+SERVICES=(social-graph outbound inbound search edge)
 DIR=$NEWSFEED_RUN/services
 ENV_FILE=${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}
 READY_TIMEOUT=${NEWSFEED_SERVICES_TIMEOUT:-120}
 STOP_TIMEOUT=${NEWSFEED_SERVICES_STOP_TIMEOUT:-40}
-# small heaps: four services share 2 cores and the machine with five stores
+# small heaps: five services share 2 cores and the machine with five stores
 JAVA_OPTS_DEFAULT="-Xms64m -Xmx384m -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError"
 read -r -a JAVA_OPTS <<< "${SERVICE_JAVA_OPTS:-$JAVA_OPTS_DEFAULT}"
 
@@ -34,6 +35,7 @@ base_port() {
   case $1 in
     social-graph) echo $((18081 + OFFSET)) ;; outbound) echo $((18082 + OFFSET)) ;;
     inbound) echo $((18083 + OFFSET)) ;; search) echo $((18084 + OFFSET)) ;;
+    edge) echo $((18085 + OFFSET)) ;;
     *) die "unknown service $1" ;;
   esac
 }
@@ -89,6 +91,9 @@ start_instance() {
   local envs=()
   mapfile -t envs < <(grep -E '^[A-Z_]+=' "$ENV_FILE")
   envs+=(HTTP_HOST=127.0.0.1 "HTTP_PORT=$port" "SOCIAL_GRAPH_URL=http://127.0.0.1:$(base_port social-graph)")
+  # edge reaches every service through its first instance
+  envs+=("OUTBOUND_URL=http://127.0.0.1:$(base_port outbound)" "INBOUND_URL=http://127.0.0.1:$(base_port inbound)")
+  envs+=("SEARCH_URL=http://127.0.0.1:$(base_port search)")
   envs+=("PATH=$PATH" "HOME=$HOME" "LOG_LEVEL=${LOG_LEVEL:-INFO}")
   setsid env -i "${envs[@]}" java "${JAVA_OPTS[@]}" -jar "$jar" >> "$logf" 2>&1 < /dev/null &
   local pid=$!
@@ -171,7 +176,8 @@ case ${1:-} in
     echo "SOCIAL_GRAPH_URL=http://127.0.0.1:$(base_port social-graph)"
     echo "OUTBOUND_URL=http://127.0.0.1:$(base_port outbound)"
     echo "INBOUND_URL=http://127.0.0.1:$(base_port inbound)"
-    echo "SEARCH_URL=http://127.0.0.1:$(base_port search)" ;;
+    echo "SEARCH_URL=http://127.0.0.1:$(base_port search)"
+    echo "EDGE_URL=http://127.0.0.1:$(base_port edge)" ;;
   ports)
     base_port "${2:-}" >/dev/null
     for ((i = 1; i <= $(instances_of "$2"); i++)); do instance_port "$2-$i"; done ;;
@@ -180,5 +186,5 @@ case ${1:-} in
     pid=$(instance_pid "$2") || die "$2 is not running"
     kill -KILL "$pid"; while alive "$pid"; do sleep 0.1; done; rm -f "$(pid_path "$2")"; log "$2 killed (pid $pid)" ;;
   restart) check_instance "${2:-}"; stop_instance "$2"; start_instance "$2"; wait_ready "$2" ;;
-  *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

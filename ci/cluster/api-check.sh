@@ -2,7 +2,7 @@
 # api-check.sh: the classic API through the chart's Services, from a pod of the local node (ci/cluster/install.sh
 # runs it in the curl image, busybox sh): two participants, a friendship, a post, then the post in the friend's
 # inbound (Kafka -> inbound -> Cassandra) and found by keyword search (Kafka -> search -> Solr).
-# Environment: SOCIAL_GRAPH_URL OUTBOUND_URL INBOUND_URL SEARCH_URL (the Services' in-cluster URLs).
+# Environment: SOCIAL_GRAPH_URL OUTBOUND_URL INBOUND_URL SEARCH_URL, optionally EDGE_URL (the Services' in-cluster URLs).
 set -eu
 word=node$(date +%s)
 fail() { echo "FAIL - $*"; exit 1; }
@@ -41,3 +41,12 @@ echo "ok - inbound: the post reached friend $b's feed"
 # a keyword search answers the posters' links (the classic API)
 poll "$SEARCH_URL/outbound?keywords=$word" "\"/participant/$a\"" || fail "the post is not found by keyword within 60 s"
 echo "ok - search: the post's keyword finds its poster $a"
+# the GraphQL API of edge (when EDGE_URL is given), resolved by the four Services above
+if [ -n "${EDGE_URL:-}" ]; then
+  q="{\"query\":\"query { participant(id: $b) { name, friends { id }, inbound { subject } } }\"}"
+  body=$(call POST "$EDGE_URL/graphql" "$q") || fail "POST $EDGE_URL/graphql"
+  case "$body" in
+    *'"name":"Bob"'*"{\"id\":\"$a\"}"*"hello $word"*) echo "ok - edge: GraphQL answers $b's name, friends and inbound" ;;
+    *) fail "edge: GraphQL answered $body" ;;
+  esac
+fi

@@ -31,7 +31,7 @@ RELEASE=newsfeed
 STACK_RUN=$RUN/node-stack
 STACK_OFFSET=${NEWSFEED_NODE_STACK_OFFSET:-1375}
 CLUSTER_RUN=${NEWSFEED_CLUSTER_RUN:-$RUN}
-SERVICES=(social-graph outbound inbound search)
+SERVICES=(social-graph outbound inbound search edge)
 log() { echo "[install $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 kc() { kubectl -n "$NS" "$@"; }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Suite "e2e": the end-to-end tests through the four running services on real stores (services/e2e): participants,
+# Suite "e2e": the end-to-end tests through the five running services on real stores (services/e2e): participants,
 # friendships, a post, and within a bounded wait the post in every friend's inbound exactly once, in the outbound
 # and in search; every operation's real responses validated against docs/openapi.yaml; and the classic load
-# client's requests (JSON and form creates) replayed through the single API of the local gateway (GATEWAY_URL).
+# client's requests (JSON, form and GraphQL creates) replayed through the single API of the local gateway (GATEWAY_URL).
 #
 # Uses the stack named by NEWSFEED_STACK_ENV (ci/test.sh shares one), else starts its own with `ci/stack.sh up`
 # in a fresh run dir. Builds the jars if missing or stale, starts the services (`ci/services.sh start`) on

@@ -20,7 +20,7 @@
 # Last line: `release: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SERVICES=(social-graph outbound inbound search)
+SERVICES=(social-graph outbound inbound search edge)
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 BIN=${NEWSFEED_BIN:-$CACHE/bin}
 VALUES=${VALUES:-values/dev.yaml}   # the profile the kind e2e installs
@@ -330,7 +330,7 @@ drift_seen() {
 log "building the registry-free service images (ci/cluster/images.sh)"
 check "service jars for the local images (mvn package when missing)" service_jars
 if [ "$checked" -eq 0 ] && images=$(bash ci/cluster/images.sh build "${SERVICES[@]}" 2> "$TMP/images.log"); then
-  ok "ci/cluster/images.sh builds the four service images from the local JDK"
+  ok "ci/cluster/images.sh builds the five service images from the local JDK"
   while read -r ref archive; do
     svc=${ref#localhost/newsfeed-}; svc=${svc%%:*}
     check "$ref: user, workdir, entrypoint, env, ports and jar path equal $DOCKERFILE's runtime stage" \
@@ -338,7 +338,7 @@ if [ "$checked" -eq 0 ] && images=$(bash ci/cluster/images.sh build "${SERVICES[
   done <<< "$images"
   check "check-image-config.py reports a USER and WORKDIR drift" drift_seen "$(awk 'NR == 1 {print $2}' <<< "$images")"
 else
-  fail "ci/cluster/images.sh builds the four service images from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
+  fail "ci/cluster/images.sh builds the five service images from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
 fi
 
 echo "release: $passed passed, $failed failed"

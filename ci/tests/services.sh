@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Suite "services": every module's unit tests (*Test) and integration tests (*IT) against the real stores, in one
-# Maven reactor run (`verify`). Inbound's ITs read friendships from a running social-graph, so the four services
-# run too (ci/services.sh on NEWSFEED_PORT_OFFSET, default 600).
+# Maven reactor run (`verify`). Inbound's ITs read friendships from a running social-graph and edge's call all
+# four, so the five services run too (ci/services.sh on NEWSFEED_PORT_OFFSET, default 600).
 # Uses the stack named by NEWSFEED_STACK_ENV (ci/test.sh shares one), else starts its own.
 # Last line: `services: N passed, N failed` (the JUnit reports of every module).
 set -euo pipefail
@@ -18,7 +18,7 @@ suite_run_dir services
 trap 'system_cleanup $?' EXIT
 
 system_up
-modules=(common social-graph outbound inbound search)
+modules=(common social-graph outbound inbound search edge)
 reports=()
 for m in "${modules[@]}"; do reports+=("services/$m/target/surefire-reports" "services/$m/target/failsafe-reports"); done
 run_maven "unit and integration tests of ${modules[*]}" "${reports[@]}" -- -f services/pom.xml --fail-at-end verify

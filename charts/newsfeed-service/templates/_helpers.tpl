@@ -2,9 +2,9 @@
 Helpers of the generic newsfeed service chart. Names follow `newsfeed-service.<thing>`.
 */}}
 
-{{/* The four services this chart can run. */}}
+{{/* The five services this chart can run. */}}
 {{- define "newsfeed-service.components" -}}
-social-graph outbound inbound search
+social-graph outbound inbound search edge
 {{- end -}}
 
 {{/*

@@ -4,9 +4,9 @@ Objects of this chart are named `<release>-<what>` (e.g. `<release>-k6-social`),
 any release name; the services (subcharts) are `<release>-<service>` (see newsfeed.service.fullname).
 */}}
 
-{{/* The four services, in dependency order. */}}
+{{/* The five services, in dependency order (edge is a client of the other four). */}}
 {{- define "newsfeed.services" -}}
-social-graph outbound inbound search
+social-graph outbound inbound search edge
 {{- end -}}
 
 {{- define "newsfeed.fullname" -}}
@@ -308,9 +308,9 @@ secretKeyRef:
 
 {{/* ------------------------------------------------------------------------------------------------ stores per service */}}
 
-{{/* Which stores a service uses. */}}
+{{/* Which stores a service uses (edge: none, it calls the other services). */}}
 {{- define "newsfeed.service.stores" -}}
-{{- $stores := dict "social-graph" (list "postgresql" "redis") "outbound" (list "cassandra" "kafka") "inbound" (list "cassandra" "kafka" "redis") "search" (list "kafka" "solr") -}}
+{{- $stores := dict "social-graph" (list "postgresql" "redis") "outbound" (list "cassandra" "kafka") "inbound" (list "cassandra" "kafka" "redis") "search" (list "kafka" "solr") "edge" (list) -}}
 {{- join " " (index $stores .) -}}
 {{- end -}}
 

@@ -17,12 +17,12 @@ sc_monitored() {
   helm --kubeconfig "$KUBECONFIG" upgrade newsfeed "$SC_CHART" -n "$SC_NS" --reuse-values \
     -f ci/cluster/monitoring/values.yaml --wait --timeout 5m
 }
-# the four services' ServiceMonitor targets up in that Prometheus (its new scrape config reaches the pod through a
+# the five services' ServiceMonitor targets up in that Prometheus (its new scrape config reaches the pod through a
 # Secret volume: up to a minute), so the runner's first count is scraped from its start
 sc_targets_up() {
   curl -sf -m 5 "$(bash ci/cluster/monitoring.sh url)/api/v1/targets?state=active" | jq -e --arg ns "$SC_NS" '
     [.data.activeTargets[] | select((.scrapePool | startswith("serviceMonitor/\($ns)/")) and .health == "up")
-     | .labels.service] | unique | length == 4'
+     | .labels.service] | unique | length == 5'
 }
 
 # the runner's results: one row per count, each count's instances all scraped, a throughput, the host CPU
@@ -61,7 +61,7 @@ sc_rolled_back() {
 check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
 check "the release upgraded with ci/cluster/monitoring/values.yaml" sc_monitored
 sc_t=$SECONDS
-check "Prometheus scrapes the four services through their ServiceMonitors" poll 180 sc_targets_up
+check "Prometheus scrapes the five services through their ServiceMonitors" poll 180 sc_targets_up
 note "targets up $((SECONDS - sc_t)) s after the upgrade"
 sc_t=$SECONDS
 check "ci/experiment.sh --mode cluster --service outbound --replicas \"1 2\" --cpu-limit 250m" sc_experiment

@@ -1,5 +1,5 @@
 # The running system for the suites that need one (sourced): a store stack (the shared one of ci/test.sh named by
-# NEWSFEED_STACK_ENV, else one started here), the service jars, and the four services on NEWSFEED_PORT_OFFSET.
+# NEWSFEED_STACK_ENV, else one started here), the service jars, and the five services on NEWSFEED_PORT_OFFSET.
 # The caller sets NEWSFEED_RUN and NEWSFEED_PORT_OFFSET, defines `passed`, `failed`, `log` and the suite name
 # SUITE, and calls `system_up`; `system_down` (an EXIT trap) stops what was started here.
 # shellcheck shell=bash disable=SC2154   # passed, failed and SUITE belong to the sourcing suite
@@ -37,7 +37,7 @@ setup() {
 
 jars_fresh() {
   local s jar
-  for s in social-graph outbound inbound search; do
+  for s in social-graph outbound inbound search edge; do
     jar=services/$s/target/$s.jar
     [ -f "$jar" ] || return 1
     # a source newer than its jar means the jar is stale
