@@ -3,7 +3,8 @@
 # and p95 latency of its API (the series of charts/newsfeed/files/prometheus/newsfeed.rules.yml, group
 # newsfeed.http, which leave out /metrics and /health/* so probes and scrapes alone never pass).
 # Usage: ci/release/assert-recorded.sh PROMETHEUS_URL
-# Environment: SERVICES (default "social-graph outbound inbound search"), WINDOW (PromQL range that covers the
+# Environment: SERVICES (default "social-graph outbound inbound search": the REST services the k6 smoke job
+# drives; edge serves GraphQL only), WINDOW (PromQL range that covers the
 # load run, default 15m), TIMEOUT (seconds to wait for the rules, default 240: they run every 30s).
 # Prints `ok - ` / `FAIL - ` per service and series; exits 1 if any series is missing after TIMEOUT.
 set -euo pipefail

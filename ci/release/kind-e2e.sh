@@ -10,7 +10,7 @@
 # time), HELM_EXTRA_ARGS (more `helm install` arguments), TIMEOUT (readiness, default 20m).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-SERVICES=(social-graph outbound inbound search)
+SERVICES=(social-graph outbound inbound search edge)
 KIND_CLUSTER=${KIND_CLUSTER:-newsfeed}
 NAMESPACE=${NAMESPACE:-newsfeed}
 RELEASE=${RELEASE:-newsfeed}

@@ -31,7 +31,7 @@ SENSITIVE = re.compile(r"PASSWORD|PASSWD|SECRET|TOKEN|API_?KEY|CREDENTIAL|PRIVAT
 # a password inside a URL, unless it is a `$(VAR)` reference to another (Secret-sourced) variable
 URL_WITH_PASSWORD = re.compile(r"://[^/@\s:]*:(?!\$\([A-Za-z_][A-Za-z0-9_]*\)@)[^/@\s]+@")
 WORKLOADS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"}
-SERVICES = ("social-graph", "outbound", "inbound", "search")
+SERVICES = ("social-graph", "outbound", "inbound", "search", "edge")
 REDIS_CLIENTS = ("social-graph", "inbound")  # the services with a Redis cache (docs/contracts.md)
 
 

@@ -21,9 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * docs/openapi.yaml against the four running services: every operation, its success and its error answers,
+ * docs/openapi.yaml against the five running services: every operation, its success and its error answers,
  * is sent for real and checked by {@link OpenApiCheck}. Each test needs only the services it talks to (URLs
- * SOCIAL_GRAPH_URL, OUTBOUND_URL, INBOUND_URL, SEARCH_URL from ci/tests/e2e.sh).
+ * SOCIAL_GRAPH_URL, OUTBOUND_URL, INBOUND_URL, SEARCH_URL, EDGE_URL from ci/tests/e2e.sh).
  */
 class OpenApiConformanceIT {
   private static final SecureRandom RANDOM = new SecureRandom();
@@ -206,6 +206,36 @@ class OpenApiConformanceIT {
           .statusCode(), q[0] + "=" + q[1]);
     }
     operations(search);
+  }
+
+  @Test
+  void edge() {
+    String edge = url("EDGE_URL");
+    HttpResponse<Buffer> created = check.send(edge, graphql(
+        "mutation { createParticipant(input: {name: \"Gia\"}) { id, name, link } }"));
+    assertEquals(200, created.statusCode());
+    JsonObject gia = created.bodyAsJsonObject().getJsonObject("data").getJsonObject("createParticipant");
+    assertEquals("/participant/" + gia.getString("id"), gia.getString("link"));
+    HttpResponse<Buffer> read = check.send(edge, graphql("query { participant(id: " + gia.getString("id")
+        + ") { name, friends { id }, inbound { subject }, outbound { subject } } }"));
+    assertEquals(200, read.statusCode());
+    assertEquals(new JsonObject().put("name", "Gia").put("friends", new JsonArray()).put("inbound", new JsonArray())
+        .put("outbound", new JsonArray()), read.bodyAsJsonObject().getJsonObject("data").getJsonObject("participant"));
+    assertEquals(404, check.send(edge, graphql("query { participant(id: " + UNKNOWN_ID + ") { name } }"))
+        .statusCode());
+    for (String bad : List.of("", "not json", "[]", "{}", "{\"query\":\"query {\"}",
+        "{\"query\":\"query { participant(id: 1) { nickname } }\"}",
+        "{\"query\":\"mutation { createParticipant(input: {name: \\\"\\\"}) { id } }\"}")) {
+      assertEquals(400, check.send(edge, call("graphql").raw(bad)).statusCode(), bad);
+    }
+    assertEquals(413, check.send(edge, graphql("query { posters(keywords: \"" + "x".repeat(140_000) + "\") { id } }"))
+        .statusCode());
+    assertEquals(415, check.send(edge, call("graphql").form("query=x")).statusCode());
+    operations(edge);
+  }
+
+  private static OpenApiCheck.Call graphql(String query) {
+    return call("graphql").json(new JsonObject().put("query", query));
   }
 
   /** /health/live, /health/ready and /metrics of one service. */

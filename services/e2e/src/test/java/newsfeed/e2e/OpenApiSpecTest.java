@@ -46,6 +46,7 @@ class OpenApiSpecTest {
         Map.entry("getOutbound", "GET /participant/{id}/outbound"),
         Map.entry("getInbound", "GET /participant/{id}/inbound"),
         Map.entry("searchOutbound", "GET /outbound"),
+        Map.entry("graphql", "POST /graphql"),
         Map.entry("live", "GET /health/live"),
         Map.entry("ready", "GET /health/ready"),
         Map.entry("metrics", "GET /metrics")));
@@ -55,7 +56,8 @@ class OpenApiSpecTest {
   @Test
   void everyCreateTakesJsonAndFormsAnswers200AndDeclares415() {
     for (Operation op : check.contract.operations()) {
-      if (op.getRequestBody() == null) {
+      // GraphQL over HTTP is JSON only (a form is its 415); its creates are mutations, checked in the e2e
+      if (op.getRequestBody() == null || op.getTags().contains("graphql")) {
         continue;
       }
       assertNotNull(op.getResponse(200), op.getOperationId() + " answers 200");

@@ -98,7 +98,8 @@ class EdgeServiceIT {
       HttpResponse<Buffer> resp = edge.query("/", q);
       JsonObject error = error(resp, 404);
       assertEquals(404, error.getJsonObject("extensions").getInteger("status"), q);
-      assertEquals("not_found", error.getJsonObject("extensions").getString("code"), q);
+      assertEquals("participant_not_found", error.getJsonObject("extensions").getString("code"), q);
+      assertTrue(error.getString("message").contains(Long.toString(unknown)), q + ": the service's own message");
       assertTrue(resp.bodyAsJsonObject().getJsonObject("data").stream().allMatch(e -> e.getValue() == null), q);
     }
   }
