@@ -1,5 +1,5 @@
 # The documented entry points. The two that matter on a fresh machine:
-#   make demo   - everything on this machine: real stores + the four services + the gateway + Prometheus
+#   make demo   - everything on this machine: real stores + the five services + the gateway + Prometheus
 #                 with the chart's recording rules + a k6 run + a per-minute report
 #   make test   - every test suite (what .ci/run and CI call)
 SHELL := /bin/bash
@@ -15,7 +15,7 @@ help: ## list targets
 tools: ## install the pinned tools into ~/.cache/newsfeed (seconds when warm)
 	bash ci/tools.sh all
 
-build: ## build the four service jars
+build: ## build the five service jars
 	mvn -q -f services/pom.xml package -DskipTests
 
 demo: ## run stores + services + Prometheus + a k6 social run + per-minute report (DEMO_DURATION=3m)
@@ -39,10 +39,10 @@ stack-up: ## start the local stores (PostgreSQL, Redis, Kafka, Cassandra, Solr)
 stack-down: ## stop the local stores
 	bash ci/stack.sh down
 
-services-up: build ## start the four services against the local stack
+services-up: build ## start the five services against the local stack
 	bash ci/services.sh start
 
-services-down: ## stop the four services
+services-down: ## stop the five services
 	bash ci/services.sh stop
 
 prometheus-up: ## start the local Prometheus with the chart's recording rules

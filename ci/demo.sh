@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything on this machine: real stores, the four services behind the gateway (the single API by path, as the
+# Everything on this machine: real stores, the five services behind the gateway (the single API by path, as the
 # chart's Ingress/HTTPRoute), the local Prometheus with the chart's recording rules, a k6 social run remote-writing
 # to it, then a per-minute report (CSV, Markdown, PNG charts). Stops everything it started unless KEEP_RUNNING=1;
 # then it ends with where the API, Prometheus and the report are and the one command that stops it all.

@@ -41,7 +41,7 @@ if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
   if ! bash ci/stack.sh up >&2; then failed=$((failed + 1)); echo "FAIL - stack up"; finish; exit 1; fi
 fi
 missing=()
-for s in social-graph outbound inbound search; do [ -f "services/$s/target/$s.jar" ] || missing+=("$s"); done
+for s in social-graph outbound inbound search edge; do [ -f "services/$s/target/$s.jar" ] || missing+=("$s"); done
 if [ ${#missing[@]} -gt 0 ]; then
   log "building the service jars (missing: ${missing[*]})"
   mvn -B -q -f services/pom.xml install -DskipTests >&2 || { failed=$((failed + 1)); echo "FAIL - build"; finish; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Load suite: runs the k6 scripts against the four real services on real stores, briefly.
+# Load suite: runs the k6 scripts against the real services on real stores, briefly.
 #   smoke          every endpoint once, checks on every body; its metrics remote-written to a Prometheus
 #                  started here, which must then hold k6 series tagged with the run's testid
 #   social         a short open-loop social run (PROFILE=ci, LOAD_TEST_DURATION, LOAD_TEST_RATE)

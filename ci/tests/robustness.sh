@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite "robustness": bad input and OpenAPI fuzzing against the four running services on real stores.
+# Suite "robustness": bad input and OpenAPI fuzzing against the five running services on real stores.
 #   (a) ci/robustness/bad_input.py: malformed JSON, wrong JSON types, missing fields, bodies over
 #       HTTP_MAX_BODY_BYTES, bad ids and paging parameters, unicode and injection strings (SQL, CQL, Solr query
 #       syntax) on every endpoint; each answer a 4xx JSON error or a correct 2xx, never 5xx or HTML; and nothing
