@@ -2,8 +2,8 @@
 # `make cluster-demo`: the whole system in a real Kubernetes on this machine, one command. The node
 # (ci/cluster.sh), the Prometheus Operator and its Prometheus (ci/cluster/monitoring.sh), the ingress controller
 # (ci/cluster/ingress.sh), the chart installed with values/local-node.yaml plus the monitoring and ingress layers
-# (ci/cluster/install.sh: stores on the node IP, helm install --wait, helm test, the API, k6 smoke and social
-# Jobs); then a k6 social Job from the chart's CronJob at DEMO_RATE for DEMO_DURATION, remote-writing to the
+# (ci/cluster/install.sh: stores on the node IP, CloudNativePG, helm install --wait, helm test, the API, k6 smoke
+# and social Jobs); then a k6 social Job from the chart's CronJob at DEMO_RATE for DEMO_DURATION, remote-writing to the
 # in-cluster Prometheus, and the per-minute report (Markdown, CSV, PNG charts) read from that Prometheus.
 # Stops everything it started unless KEEP_RUNNING=1; then it ends with where the API, Prometheus and the report
 # are and the command that stops it all.
@@ -20,7 +20,7 @@ log() { echo "[cluster-demo $(date +%T)] $*"; }
 source ci/demo-common.sh
 
 [ "$(id -u)" = 0 ] || { log "the node needs root (containers, bridges, iptables)"; exit 1; }
-PATH="$(bash ci/tools.sh all node prometheus-operator ingress | tail -n 1):$PATH"; export PATH
+PATH="$(bash ci/tools.sh all node prometheus-operator ingress cnpg | tail -n 1):$PATH"; export PATH
 
 stop_all() {
   [ "${KEEP_RUNNING:-0}" = 1 ] && return

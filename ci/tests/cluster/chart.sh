@@ -10,6 +10,7 @@
 
 chart_log=$WORK/logs/chart-install.log
 mkdir -p "$WORK/logs"
+check "bash ci/tools.sh cnpg (the CloudNativePG operator's image and release manifest, cached)" bash ci/tools.sh cnpg
 chart_steps=0
 while IFS= read -r line; do
   case $line in
