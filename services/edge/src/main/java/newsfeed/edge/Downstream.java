@@ -71,8 +71,13 @@ final class Downstream {
 
   /** The decoded body of a 200, else the error it means (null response: no answer at all). */
   private Object answer(HttpResponse<Buffer> resp) {
-    if (resp == null || resp.statusCode() >= 500) {
+    if (resp == null) {
       return FieldError.unavailable(service);
+    }
+    if (resp.statusCode() >= 500) {
+      // the service's own reason (e.g. "kafka is unavailable") helps whoever reads the error; the code stays ours
+      FieldError answered = FieldError.fromAnswer(service, resp.statusCode(), resp.bodyAsString());
+      return new FieldError(503, FieldError.UNAVAILABLE, service + " is unavailable: " + answered.getMessage());
     }
     if (resp.statusCode() != 200) {
       return FieldError.fromAnswer(service, resp.statusCode(), resp.bodyAsString());
