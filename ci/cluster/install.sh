@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The umbrella chart installed for real on the local node (ci/cluster.sh up first) with values/local-node.yaml:
-#   1. images: the jars (when missing) and ci/cluster/images.sh build the OCI archives, ci/cluster.sh import loads
-#      them into the node
-#   2. stores: ci/stack.sh up bound to the node IP (NEWSFEED_STACK_HOST), in its own run dir
-#      $NEWSFEED_RUN/node-stack with port offset NEWSFEED_NODE_STACK_OFFSET (default 1375); the CloudNativePG
-#      operator (ci/cluster/cnpg.sh up), which runs the chart's PostgreSQL Cluster
+#   1. images: the jars (when missing or older than services/' sources) and ci/cluster/images.sh build the OCI
+#      archives, ci/cluster.sh import loads them into the node
+#   2. stores: an earlier release uninstalled and the data of its stack removed, then ci/stack.sh up bound to the
+#      node IP (NEWSFEED_STACK_HOST), in its own run dir $NEWSFEED_RUN/node-stack with port offset
+#      NEWSFEED_NODE_STACK_OFFSET (default 1375); the CloudNativePG operator (ci/cluster/cnpg.sh up), which runs
+#      the chart's PostgreSQL Cluster
 #   3. helm install --wait --wait-for-jobs of the offline chart copy (ci/cluster/offline-chart.sh): every pod
 #      Ready, the init Jobs complete; the stack's ports and the PostgreSQL image come in a generated values file
 #   4. proofs: the init Jobs' logs, `helm test`, the API through the Services (ci/cluster/api-check.sh in a Job),
@@ -12,7 +13,7 @@
 # Prints an `ok - STEP (N s)` line per step, then (as `# ` lines, also in $NEWSFEED_RUN/node-install/timings.txt)
 # the durations and every service pod's start-to-Ready time; a failed step prints `FAIL - STEP` and the namespace's
 # pods, events, descriptions and logs (stderr), and stops.
-# Usage: ci/cluster/install.sh [up]   everything above (an existing release is uninstalled first)
+# Usage: ci/cluster/install.sh [up]   everything above (an existing release and its stores' data are removed first)
 #        ci/cluster/install.sh down   uninstall the release, delete its namespace, the operator, stop the node stack
 # Environment: NEWSFEED_RUN (this script's work dir and the stack's, below it), NEWSFEED_PORT_OFFSET of the node (as
 # for ci/cluster.sh), NEWSFEED_CLUSTER_RUN (the node's run dir when another NEWSFEED_RUN started it),
@@ -77,12 +78,22 @@ step() {
   fi
 }
 
-images() {
-  local built refs=() archives=() ref archive svc
-  bash ci/tools.sh go >/dev/null   # helm and the k6 of the k6 image (seconds when warm)
+# every service jar exists and is newer than every source and pom of services/ (a stale jar would put old code
+# into the images)
+jars_current() {
+  local svc jar
   for svc in "${SERVICES[@]}"; do
-    [ -f "services/$svc/target/$svc.jar" ] || { mvn -q -f services/pom.xml package -DskipTests; break; }
+    jar=services/$svc/target/$svc.jar
+    [ -f "$jar" ] || return 1
+    [ -z "$(find services -name target -prune -o -type f \( -path '*/src/main/*' -o -name pom.xml \) \
+      -newer "$jar" -print -quit)" ] || return 1
   done
+}
+
+images() {
+  local built refs=() archives=() ref archive
+  bash ci/tools.sh go >/dev/null   # helm and the k6 of the k6 image (seconds when warm)
+  jars_current || mvn -q -f services/pom.xml package -DskipTests
   built=$(bash ci/cluster/images.sh build)
   while read -r ref archive; do refs+=("$ref"); archives+=("$archive"); done <<< "$built"
   cluster import "${archives[@]}"
@@ -94,7 +105,16 @@ stack_env() {
   . "$STACK_RUN/stack.env"
 }
 
+# A new install starts from empty stores: the operator's PostgreSQL volume goes with the release, so an earlier
+# install's Redis cache, feeds, topic and index in the node stack would name participants its new database does not
+# have (same ids, other people). The earlier release goes first, then the stack's data.
 stack_up() {
+  if helm status "$RELEASE" -n "$NS" >/dev/null 2>&1; then helm uninstall "$RELEASE" -n "$NS" --wait >&2; fi
+  if [ -d "$STACK_RUN/stack" ]; then
+    log "emptying the node stack of an earlier install"
+    node_stack down >&2
+    rm -rf "$STACK_RUN/stack"
+  fi
   node_stack up >&2
   stack_env
   [ "$PG_HOST" = "$NODE_IP" ] || die "the node stack is bound to $PG_HOST, not $NODE_IP"
@@ -126,7 +146,6 @@ helm_install() {
   local chart extra=() f; chart=$(bash ci/cluster/offline-chart.sh "$WORK/chart")
   for f in ${NEWSFEED_NODE_VALUES:-}; do extra+=(-f "$f"); done
   stack_values
-  if helm status "$RELEASE" -n "$NS" >/dev/null 2>&1; then helm uninstall "$RELEASE" -n "$NS" --wait >&2; fi
   kubectl get namespace "$NS" >/dev/null 2>&1 || kubectl create namespace "$NS" >&2
   HELM_CONFIG_HOME=$WORK/chart/.helm/config HELM_CACHE_HOME=$WORK/chart/.helm/cache HELM_DATA_HOME=$WORK/chart/.helm/data \
     helm install "$RELEASE" "$chart" -n "$NS" -f values/local-node.yaml "${extra[@]}" -f "$WORK/stack-values.yaml" \
@@ -215,7 +234,7 @@ up() {
   eval "$(cluster env)"
   mkdir -p "$WORK"
   step "images built and imported" images
-  step "stack up on $NODE_IP (run dir $STACK_RUN, port offset $STACK_OFFSET)" stack_up
+  step "empty stack up on $NODE_IP (run dir $STACK_RUN, port offset $STACK_OFFSET)" stack_up
   step "CloudNativePG operator up (ci/cluster/cnpg.sh)" cnpg_up
   step "helm install --wait --wait-for-jobs (values/local-node.yaml)" helm_install
   step "init Jobs completed" schema_jobs
@@ -247,5 +266,5 @@ down() {
 case ${1:-up} in
   up) up ;;
   down) down ;;
-  *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -5,7 +5,9 @@
 #   ci/experiment.sh --mode cluster: outbound at 1 and 2 replicas of 250m, each measured from that Prometheus
 #     (both instances seen, the table, the chart, the host CPU of this node), then the release rolled back;
 #   ci/experiment/autoscaling.sh: outbound under values/scaling/hpa-local-node.yaml scales out under k6 and back
-#     to 1 replica, its counts recorded, and the release rolled back to what it was.
+#     to 1 replica, its counts recorded, and the release rolled back to what it was;
+#   ci/experiment/drain.sh: inbound's consumers drain a backlog of posts at 1 and 2 replicas of 100m, each drain
+#     rate measured, and the release rolled back.
 # The monitoring stack goes down again at the end.
 # shellcheck shell=bash
 
@@ -58,6 +60,20 @@ sc_rolled_back() {
     [ -z "$(kc -n "$SC_NS" get deploy newsfeed-outbound -o jsonpath='{.spec.template.spec.containers[0].resources.limits.cpu}')" ]
 }
 
+sc_drain() {
+  sc_prom bash ci/experiment/drain.sh --service inbound --replicas "1 2" --cpu-limit 100m --rate 100 --duration 20s \
+    --chart "$SC_CHART" --namespace "$SC_NS" --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 \
+    --env FRIENDS=5 --env PREFILL_POSTS=0 --env PREFILL_TIMEOUT_S=0 --out "$WORK/drain"
+}
+sc_drained() {
+  local d=$WORK/drain
+  cat "$d/results.md"
+  [ "$(tail -n +2 "$d/results.csv" | wc -l)" = 2 ] &&
+    awk -F, 'NR > 1 { gsub(/"/, ""); if (!($3 > 0) || $8 != "true") bad = 1 } END { exit bad }' "$d/results.csv" &&
+    [ "$(kc -n "$SC_NS" get deploy newsfeed-inbound -o jsonpath='{.spec.replicas}')" = 1 ] &&
+    [ -z "$(kc -n "$SC_NS" get deploy newsfeed-inbound -o jsonpath='{.spec.template.spec.containers[0].resources.limits.cpu}')" ]
+}
+
 check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
 check "the release upgraded with ci/cluster/monitoring/values.yaml" sc_monitored
 sc_t=$SECONDS
@@ -73,5 +89,9 @@ note "the autoscaling run took $((SECONDS - sc_t)) s"
 check "the HPA scaled outbound out under the load and back to 1 after it, counts recorded" sc_scaled
 sed -n '/^| first/,/^| back/p' "$WORK/autoscaling/summary.md" 2>/dev/null | sed 's/^/# /' || true
 kcheck "the release rolled back by both: no HPA, outbound at 1 replica without a CPU limit, as installed" sc_rolled_back
+sc_t=$SECONDS
+check "ci/experiment/drain.sh --service inbound --replicas \"1 2\" --cpu-limit 100m" sc_drain
+note "the drain run took $((SECONDS - sc_t)) s"
+check "its table: both counts drained their backlog at a measured rate; inbound back at 1 replica, no CPU limit" sc_drained
 check "ci/cluster/monitoring.sh down" bash ci/cluster/monitoring.sh down
 note "scaling section took $((SECONDS - sc_t0)) s"
