@@ -13,11 +13,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static newsfeed.e2e.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -29,7 +28,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * client requires; in GraphQL mode also without `errors`.
  */
 class ClassicClientIT {
-  private static final long WAIT_MS = 30_000;
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private static String word() {
@@ -289,16 +287,5 @@ class ClassicClientIT {
       }
     }
     return out;
-  }
-
-  private static <T> T eventually(Supplier<T> probe, Predicate<T> done) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + WAIT_MS;
-    T last = probe.get();
-    while (!done.test(last) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(250);
-      last = probe.get();
-    }
-    assertTrue(done.test(last), "not reached within " + WAIT_MS / 1000 + " s, last value: " + last);
-    return last;
   }
 }

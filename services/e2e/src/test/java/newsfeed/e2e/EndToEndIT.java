@@ -8,10 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import java.security.SecureRandom;
 import java.util.List;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static newsfeed.e2e.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -21,7 +20,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * consumer and Solr).
  */
 class EndToEndIT {
-  private static final long WAIT_MS = 30_000;
   private static final SecureRandom RANDOM = new SecureRandom();
   private static Services services;
 
@@ -115,16 +113,5 @@ class EndToEndIT {
       }
     }
     return out;
-  }
-
-  private static <T> T eventually(Supplier<T> probe, Predicate<T> done) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + WAIT_MS;
-    T last = probe.get();
-    while (!done.test(last) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(250);
-      last = probe.get();
-    }
-    assertTrue(done.test(last), "not reached within " + WAIT_MS / 1000 + " s, last value: " + last);
-    return last;
   }
 }

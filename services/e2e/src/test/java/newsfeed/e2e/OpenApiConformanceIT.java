@@ -10,14 +10,13 @@ import org.junit.jupiter.api.Test;
 
 import java.security.SecureRandom;
 import java.util.List;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 import static newsfeed.e2e.OpenApiCheck.call;
 import static newsfeed.e2e.OpenApiCheck.url;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static newsfeed.e2e.Eventually.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -245,16 +244,5 @@ class OpenApiConformanceIT {
     HttpResponse<Buffer> metrics = check.send(base, call("metrics"));
     assertEquals(200, metrics.statusCode());
     assertTrue(metrics.bodyAsString().contains("newsfeed_http_server_requests_seconds"), base);
-  }
-
-  private static <T> T eventually(Supplier<T> probe, Predicate<T> done) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + 30_000;
-    T last = probe.get();
-    while (!done.test(last) && System.currentTimeMillis() < deadline) {
-      Thread.sleep(250);
-      last = probe.get();
-    }
-    assertTrue(done.test(last), "not reached within 30 s, last value: " + last);
-    return last;
   }
 }
