@@ -8,7 +8,7 @@
 // PRE_ALLOCATED_VUS (50), MAX_VUS (400), SETUP_BATCH (50), P95_MS/P99_MS (500/1500), FAILED_RATE (0.01),
 // CHECK_EVERY (1): every CHECK_EVERY-th iteration of a scenario checks the whole response (shape, ids, page size),
 // the others check the status only and keep the body out of the JS runtime (responseType 'none'). At thousands
-// of requests/s, parsing and walking every body cost k6 more CPU than sending the request (docs/benchmarks.md).
+// of requests/s, parsing and walking every body cost k6 more CPU than the request did (docs/benchmarks/2026-11-23.md).
 import { check, sleep } from 'k6';
 import exec from 'k6/execution';
 import { SEED, str, int, num } from './lib/config.js';

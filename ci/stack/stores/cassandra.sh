@@ -84,7 +84,7 @@ concurrent_counter_writes: 8
 concurrent_compactors: 1
 # compaction spread out instead of in bursts: at 64MiB/s (the default) each size-tiered compaction of the inbound
 # table took a whole core for 3-8 s, and those seconds were the posts' latency spikes and k6's dropped iterations
-# (2-minute runs at 1,000 posts/s: k6 p95 17-18 ms at 24MiB/s against 24-52 ms, docs/benchmarks.md)
+# (2-minute runs at 1,000 posts/s: k6 p95 17-18 ms at 24MiB/s against 24-52 ms, docs/benchmarks/2026-11-23.md)
 compaction_throughput: 24MiB/s
 # memtable cells off the heap: under a sustained write load G1's concurrent marking of on-heap memtables took
 # about a quarter of Cassandra's CPU (async-profiler, 1,000 posts/s); a larger heap also marks less often

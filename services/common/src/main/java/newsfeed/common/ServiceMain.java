@@ -19,7 +19,7 @@ import java.util.function.Function;
  * create the metrics registry, deploy the verticle, and on SIGTERM undeploy it gracefully (the verticle drains
  * HTTP, lets consumers commit, closes its stores) before the JVM exits. NATIVE_TRANSPORT=true makes Vert.x run
  * Netty's native transport where there is one (epoll on Linux); the default is NIO, which measured the same or
- * slightly cheaper per request here (docs/benchmarks.md).
+ * slightly cheaper per request here (docs/benchmarks/2026-11-23.md).
  */
 public final class ServiceMain {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceMain.class);
