@@ -3,7 +3,7 @@
 #   startup  time from JVM start to "<service> started" (listening and ready), each service restarted alone
 #   warmup   posts and reads at WARMUP_RATE (600/s) for WARMUP_DURATION (90s), not measured: warm JVMs
 #   posts    k6/experiment.js posting only (fan-out to exactly FRIENDS friends) at each of POST_RATES
-#   target   posts at TARGET_POST_RATE for TARGET_DURATION (the 2-minute target)
+#   target   posts at TARGET_POST_RATE for TARGET_DURATION (the 2-minute posts target of docs/benchmarks.md)
 #   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
 #   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds

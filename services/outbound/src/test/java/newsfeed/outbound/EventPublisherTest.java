@@ -7,7 +7,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The producer settings issue 9 relies on: acknowledged by all replicas, no duplicates, never an endless wait. */
+/** The producer settings of docs/reliability.md: acknowledged by all replicas, no duplicates, never an endless wait. */
 class EventPublisherTest {
 
   @Test
