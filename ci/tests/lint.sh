@@ -31,6 +31,9 @@ readmes_in_sync() {
 }
 check "chart READMEs match helm-docs" readmes_in_sync
 
+# every relative link of README.md, docs/ and the READMEs leads to a file that exists, an #anchor to one of its headings
+check "relative links in the README and docs resolve" python3 ci/tests/docs/links.py
+
 # every command README.md and docs/ tell a user to run exists, and a suite runs it or ci/tests/docs/commands.tsv
 # says why none does (one line per command)
 docs_rc=0
