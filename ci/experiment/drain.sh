@@ -12,6 +12,9 @@
 #   --replicas "1 2 4"  consumer replica counts, default "1 2"
 #   --cpu-limit Q       CPU request = limit of each consumer replica (e.g. 100m): N replicas are N equal units
 #   --rate R --duration D   the posts that make each backlog, default 300 it/s for 60s
+#   --per-replica       post N x --duration for N replicas: every replica gets the same share of events, so each
+#                       spends the same part of its drain warming up (a JVM started under a 100m limit compiles
+#                       for minutes); without it N replicas share one backlog and larger N drain it colder
 #   --scenario NAME     k6 CronJob <release>-k6-NAME, default experiment
 #   --env KEY=VALUE     k6 settings, repeatable; default (experiment) POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200
 #                       FRIENDS=10 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0: posts only, each fanned out to 10 friends,
@@ -20,8 +23,9 @@
 #   --release NAME (newsfeed)  --namespace NS (newsfeed)  --chart PATH (charts/newsfeed; on the local node the
 #                       offline copy, e.g. $NEWSFEED_RUN/node-install/chart/newsfeed)
 #   --out DIR           default $NEWSFEED_RUN/experiments/drain-<service>-<UTC time>
-# Output in --out: results.csv and results.md (per N: backlog, drain rate, efficiency, seconds to 90 %, host CPU
-# when the node is this machine), runs/<N>/ (drain.json, samples.csv, the k6 Job and its log).
+# Output in --out: results.csv and results.md (per N: backlog, drain rate, efficiency, seconds to 90 %, the
+# consumer's CPU and CPU per event from its pods' counters, host CPU when the node is this machine), runs/<N>/
+# (drain.json, samples.csv, the k6 Job and its log).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
@@ -31,6 +35,7 @@ die() { log "ERROR: $*"; exit 1; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 SERVICE=inbound REPLICAS="1 2" CPU_LIMIT="" RATE=300 DURATION=60s SCENARIO=experiment K6_ENV=() DRAIN_TIMEOUT=900
+PER_REPLICA=false
 RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed OUT=""
 while [ $# -gt 0 ]; do
   case $1 in
@@ -39,6 +44,7 @@ while [ $# -gt 0 ]; do
     --cpu-limit) CPU_LIMIT=$2; shift 2 ;;
     --rate) RATE=$2; shift 2 ;;
     --duration) DURATION=$2; shift 2 ;;
+    --per-replica) PER_REPLICA=true; shift ;;
     --scenario) SCENARIO=$2; shift 2 ;;
     --env) K6_ENV+=("$2"); shift 2 ;;
     --timeout) DRAIN_TIMEOUT=$2; shift 2 ;;
@@ -67,6 +73,7 @@ mkdir -p "$OUT/runs"; OUT=$(cd "$OUT" && pwd)
 # shellcheck source=ci/experiment/duration.sh
 source ci/experiment/duration.sh
 DURATION_S=$(seconds_of "$DURATION") || die "--duration '$DURATION' is not a k6 duration"
+BASE_DURATION_S=${DURATION_S%.*}
 SCALE_KEYS=$SERVICE.replicaCount VALUES_FILES=() HELM_SETS=() JOB_TIMEOUT=1800 DRY_RUN=false
 # shellcheck source=ci/experiment/cluster.sh
 source ci/experiment/cluster.sh
@@ -80,6 +87,13 @@ v = scalar(sys.argv[1], "sum(newsfeed_events_total{service=\"outbound\",event=\"
 print(int(v or 0))' "$PROMETHEUS_URL"
 }
 SCRAPE_WAIT=15
+# CPU cores the consumer's pods used between two times, from their own process counters
+consumer_cores() {
+  python3 -c 'import sys; sys.path.insert(0, "ci/experiment"); from measure import scalar
+svc, t0, t1 = sys.argv[2], float(sys.argv[3]), float(sys.argv[4]); w = max(1, round(t1 - t0))
+v = scalar(sys.argv[1], f"sum(increase(process_cpu_time_ns_total{{service=\"{svc}\"}}[{w}s])) / {w} / 1e9", t1)
+print("" if v is None else round(v, 3))' "$PROMETHEUS_URL" "$SERVICE" "$1" "$2"
+}
 # no pod of the consumer left, terminating ones included: none of them may take a share of the next backlog
 no_pods() {
   local deadline=$((SECONDS + 180))
@@ -89,10 +103,12 @@ no_pods() {
   done
 }
 
-echo "replicas,backlog,events_per_s,efficiency,seconds_to_90pct,host_cpu_busy,exact,drained" > "$OUT/results.csv"
+echo "replicas,backlog,events_per_s,efficiency,seconds_to_90pct,consumer_cores,cpu_ms_per_event,host_cpu_busy,exact,drained" \
+  > "$OUT/results.csv"
 rate1=""
 for n in $REPLICAS; do
   dir=$OUT/runs/$n; mkdir -p "$dir"
+  if $PER_REPLICA; then DURATION_S=$((BASE_DURATION_S * n)); DURATION=${DURATION_S}s; fi
   log "=== $SERVICE x $n: scaled to 0 while the backlog is made"
   mode_scale 0
   no_pods
@@ -117,17 +133,23 @@ for n in $REPLICAS; do
   rate=$(jq -r '.events_per_s // empty' "$dir/drain.json")
   [ -n "$rate1" ] || rate1=$rate
   eff=$(awk -v r="$rate" -v r1="$rate1" -v n="$n" 'BEGIN { if (r == "" || r1 == "") print ""; else printf "%.2f", r / (n * r1) }')
-  jq -r --argjson n "$n" --arg eff "$eff" \
-    '[$n, .backlog, .events_per_s, $eff, .seconds_to_high, .host_cpu_busy, .exact, .drained] | @csv' \
+  # what one event cost the consumer while it drained: rises with N when the replicas are colder or contend
+  sleep "$SCRAPE_WAIT"
+  cores=$(consumer_cores "$(jq -r '.t_low // empty' "$dir/drain.json")" "$(jq -r '.t_high // empty' "$dir/drain.json")" \
+    2>/dev/null || true)
+  per_event=$(awk -v c="$cores" -v r="$rate" 'BEGIN { if (c == "" || r == "" || r == 0) print ""; else printf "%.2f", c * 1000 / r }')
+  jq -r --argjson n "$n" --arg eff "$eff" --arg cores "$cores" --arg per "$per_event" \
+    '[$n, .backlog, .events_per_s, $eff, .seconds_to_high, $cores, $per, .host_cpu_busy, .exact, .drained] | @csv' \
     "$dir/drain.json" >> "$OUT/results.csv"
 done
 
 {
-  echo "| $SERVICE replicas | backlog (events) | drain rate (events/s) | efficiency | s to 90 % | host CPU busy (cores) | exact | drained |"
-  echo "|---|---|---|---|---|---|---|---|"
-  tail -n +2 "$OUT/results.csv" | tr -d '"' | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8}'
+  echo "| $SERVICE replicas | backlog (events) | drain rate (events/s) | efficiency | s to 90 % | consumer CPU (cores) | CPU ms per event | host CPU busy (cores) | exact | drained |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  tail -n +2 "$OUT/results.csv" | tr -d '"' | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
   echo
-  echo "Posts by k6 \`$SCENARIO\` at $RATE it/s for $DURATION (${K6_ENV[*]})${CPU_LIMIT:+, $CPU_LIMIT CPU per replica}."
+  if $PER_REPLICA; then posted="for N x ${BASE_DURATION_S}s"; else posted="for $DURATION"; fi
+  echo "Posts by k6 \`$SCENARIO\` at $RATE it/s $posted (${K6_ENV[*]})${CPU_LIMIT:+, $CPU_LIMIT CPU per replica}."
 } > "$OUT/results.md"
 cat "$OUT/results.md"
 log "results in $OUT: results.csv, results.md, runs/<N>/drain.json"
