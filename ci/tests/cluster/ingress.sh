@@ -3,7 +3,8 @@
 # poll, kc and WORK. Traefik (ci/cluster/ingress.sh) comes up, the release is upgraded with
 # ci/cluster/ingress/values.yaml, and the classic API answers through the chart's Ingress from this machine
 # (ci/cluster/api-check.sh with the Ingress host resolved to the controller's ClusterIP: participants, a
-# friendship, a post, the friend's inbound, a keyword search), plus GET /participant/{id}, a foreign Host's
+# friendship, a post, the friend's inbound, a keyword search, edge's GraphQL on /graphql), the classic client's
+# form creates and a GraphQL mutation on /, plus GET /participant/{id}, a foreign Host's
 # 404, Traefik's access log naming each route's service, and `helm test` with the chart's gateway test. The
 # release goes back without the Ingress and the controller is removed.
 # shellcheck shell=bash
@@ -23,7 +24,20 @@ ing_curl() { curl --resolve "$ING_HOST:80:$ING_IP" -sS --max-time 10 "$@"; }
 ing_curlrc() { mkdir -p "$WORK/ingress-curl" && echo "resolve = $ING_HOST:80:$ING_IP" > "$WORK/ingress-curl/.curlrc"; }
 ing_api() {
   ing_curlrc && CURL_HOME=$WORK/ingress-curl SOCIAL_GRAPH_URL=http://$ING_HOST OUTBOUND_URL=http://$ING_HOST \
-    INBOUND_URL=http://$ING_HOST SEARCH_URL=http://$ING_HOST sh ci/cluster/api-check.sh
+    INBOUND_URL=http://$ING_HOST SEARCH_URL=http://$ING_HOST EDGE_URL=http://$ING_HOST sh ci/cluster/api-check.sh
+}
+# the classic load client's default mode through the Ingress: creates as form params (200 and the Location of the
+# new participant), then a GraphQL mutation POSTed to the root path, as its USE_GRAPHQL=true mode sends it
+ing_classic_form() {
+  local headers id
+  headers=$(ing_curl -f -o /dev/null -D - -X POST -H 'Content-Type: application/x-www-form-urlencoded' \
+    --data 'name=Form+Ingrid' "http://$ING_HOST/participant") && echo "$headers" &&
+    echo "$headers" | grep -q '^HTTP/1.1 200' &&
+    id=$(echo "$headers" | tr -d '\r' | sed -n 's|^[Ll]ocation: */participant/\([0-9][0-9]*\)$|\1|p') && [ -n "$id" ] &&
+    ing_curl -f "http://$ING_HOST/participant/$id" | tee /dev/stderr | grep -q '"name":"Form Ingrid"' &&
+    ing_curl -f -X POST -H 'Content-Type: application/json' \
+      -d '{"query":"mutation { createParticipant(input: {name: \"Graph Ingrid\"}) { id name } }"}' "http://$ING_HOST/" |
+      tee /dev/stderr | grep -q '"name":"Graph Ingrid"'
 }
 ing_get_participant() {
   local id
@@ -46,7 +60,9 @@ ing_routes_logged() {
       ["POST /participant/{id}/outbound", to("POST"; "^/participant/[0-9]+/outbound$"), "newsfeed-outbound"],
       ["GET /participant/{id}/outbound", to("GET"; "^/participant/[0-9]+/outbound$"), "newsfeed-outbound"],
       ["GET /participant/{id}/inbound", to("GET"; "^/participant/[0-9]+/inbound$"), "newsfeed-inbound"],
-      ["GET /outbound?keywords=", to("GET"; "^/outbound[?]keywords="), "newsfeed-search"] ]
+      ["GET /outbound?keywords=", to("GET"; "^/outbound[?]keywords="), "newsfeed-search"],
+      ["POST / (GraphQL)", to("POST"; "^/$"), "newsfeed-edge"],
+      ["POST /graphql", to("POST"; "^/graphql$"), "newsfeed-edge"] ]
     | .[] | "\(if .[1] == [.[2]] then "ok" else "WRONG" end) \(.[0]) -> \(.[1] | join(","))"' | tee /dev/stderr |
     { ! grep -v '^ok '; }
 }
@@ -72,7 +88,8 @@ kcheck "ingress: Traefik publishes its ClusterIP in the Ingress status" poll 60 
 t=$SECONDS
 kcheck "ingress: Traefik routes the Ingress (GET /outbound?keywords= is 200)" poll 60 ing_routed
 note "ingress: routes live $((SECONDS - t)) s after the upgrade and status"
-kcheck "ingress: the classic API through the Ingress (participants, friends, post, inbound, search)" ing_api
+kcheck "ingress: the classic API through the Ingress (participants, friends, post, inbound, search, GraphQL)" ing_api
+kcheck "ingress: classic form creates (200, Location) and a GraphQL mutation on / through the Ingress" ing_classic_form
 kcheck "ingress: GET /participant/{id} through the Ingress" ing_get_participant
 kcheck "ingress: a foreign Host is not routed (404)" ing_foreign_host
 kcheck "ingress: Traefik's access log names each route's service" ing_routes_logged
