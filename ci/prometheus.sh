@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The local Prometheus: the real Prometheus 3 binary of ci/tools.sh, scraping the four local services every 5s,
-# evaluating the chart's recording rules (charts/newsfeed/files/prometheus/newsfeed.rules.yml, the same file
-# the PrometheusRule ships) and accepting k6's remote write on /api/v1/write.
+# evaluating the chart's recording and alerting rules (charts/newsfeed/files/prometheus/newsfeed.rules.yml and
+# newsfeed.alerts.yml, the files the PrometheusRule ships; the alerts with their default thresholds and no
+# Alertmanager: firing alerts show on /alerts) and accepting k6's remote write on /api/v1/write.
 #
 # Usage: ci/prometheus.sh start | stop | status
 #        ci/prometheus.sh report [--start S] [--end E] [--out DIR] [--testid ID]
@@ -25,6 +26,7 @@ DIR=$RUN/prometheus
 PID_FILE=$DIR/prometheus.pid
 LOG=$DIR/prometheus.log
 RULES=$ROOT/charts/newsfeed/files/prometheus/newsfeed.rules.yml
+ALERTS=$ROOT/charts/newsfeed/files/prometheus/newsfeed.alerts.yml
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 PROMETHEUS=${PROMETHEUS:-$CACHE/bin/prometheus}
 URL=http://127.0.0.1:$PORT
@@ -35,7 +37,7 @@ start() {
   [ -x "$PROMETHEUS" ] || { log "no prometheus at $PROMETHEUS (install it with: bash ci/tools.sh all)"; return 1; }
   if port_open "$PORT"; then log "port $PORT is taken by another process"; return 1; fi
   mkdir -p "$DIR/data"
-  prometheus_config "$RULES" "$OFFSET" > "$DIR/prometheus.yml"
+  prometheus_config "$OFFSET" "$RULES" "$ALERTS" > "$DIR/prometheus.yml"
   # setsid: a finished or interrupted caller does not take Prometheus down; 9>&-: no inherited lock fds
   setsid "$PROMETHEUS" --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/data" \
     --storage.tsdb.retention.time=30d --web.listen-address="127.0.0.1:$PORT" \
@@ -48,10 +50,12 @@ start() {
     if [ $SECONDS -ge $deadline ]; then log "not ready after 60s; see $LOG"; stop; return 1; fi
     sleep 0.3
   done
-  local groups
+  local groups alerts
   groups=$(curl -sf -m 5 "$URL/api/v1/rules?type=record" | jq -r '[.data.groups[].name] | join(" ")')
-  log "ready on $URL (pid $pid, data $DIR/data), rule groups: ${groups:-none}"
+  alerts=$(curl -sf -m 5 "$URL/api/v1/rules?type=alert" | jq -r '[.data.groups[].rules[]] | length')
+  log "ready on $URL (pid $pid, data $DIR/data), rule groups: ${groups:-none}; ${alerts:-0} alerting rules"
   [ -n "$groups" ] || { log "no rule group loaded from $RULES"; return 1; }
+  [ "${alerts:-0}" -gt 0 ] || { log "no alerting rule loaded from $ALERTS"; return 1; }
 }
 
 stop() {

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Suite "observability": the recording rules, the dashboards, the local Prometheus and the per-minute report.
-#   promtool check rules; promtool test rules, one test per file of charts/newsfeed/files/prometheus/tests/;
-#   every recorded series asserted by a promtool test; every dashboard valid and on real series only (and
-#   the validator catching a misspelt metric and a repeated panel id);
-#   then for real: ci/prometheus.sh start (rule groups loaded, the services' own `service` label kept),
+# Suite "observability": the recording and alerting rules, the dashboards, the local Prometheus and the per-minute
+# report.
+#   promtool check rules (both files); promtool test rules, one test per file of
+#   charts/newsfeed/files/prometheus/tests/; every recorded series asserted by a promtool test; every alert tested
+#   firing and not firing; the chart's PrometheusRule (helm template) holding exactly both files' groups by
+#   default, only the recording rules with alerts off, the thresholds of the values otherwise; every dashboard
+#   valid and on real series only (and the validator catching a misspelt metric and a repeated panel id);
+#   then for real: ci/prometheus.sh start (rule groups of both files loaded, the services' own `service` label kept),
 #   stand-in services with known rates (ci/prometheus/testdata/fake_services.py) scraped for ~3 minutes while
 #   a k6 probe remote-writes into it, ci/prometheus.sh report over that window (the CSV must hold the known
 #   per-minute numbers, the PNGs must be images), k6's remote-written names, then stop.
@@ -16,6 +19,8 @@ BIN=${NEWSFEED_BIN:-$HOME/.cache/newsfeed/bin}
 PROMTOOL=$BIN/promtool
 K6=${K6:-$BIN/k6}
 RULES=charts/newsfeed/files/prometheus/newsfeed.rules.yml
+ALERTS=charts/newsfeed/files/prometheus/newsfeed.alerts.yml
+HELM=$BIN/helm
 DASHBOARDS=charts/newsfeed/files/dashboards
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1150}
 RUN_SECONDS=${OBSERVABILITY_RUN_SECONDS:-190}
@@ -42,7 +47,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for tool in "$PROMTOOL" "$BIN/prometheus" "$K6" jq curl python3; do
+for tool in "$PROMTOOL" "$BIN/prometheus" "$K6" "$HELM" jq curl python3; do
   if ! command -v "$tool" >/dev/null; then
     echo "missing $tool (bash ci/tools.sh all)" >&2; failed=$((failed + 1)); finish; exit 1
   fi
@@ -50,13 +55,14 @@ done
 
 # ---- rules ---------------------------------------------------------------------------------------------
 check "promtool check rules $RULES" "$PROMTOOL" check rules "$RULES"
+check "promtool check rules $ALERTS" "$PROMTOOL" check rules "$ALERTS"
 for t in charts/newsfeed/files/prometheus/tests/*.yml; do
   check "promtool test rules $t" "$PROMTOOL" test rules "$t"
 done
 
 every_rule_tested() {
   local name missing=0
-  for name in $(sed -n 's/^ *- record: *//p' "$RULES" | sort -u); do
+  for name in $(sed -n 's/^ *- record: *//p' "$RULES" "$ALERTS" | sort -u); do
     if ! grep -q "labels: '$name{" charts/newsfeed/files/prometheus/tests/*.yml; then
       echo "  no promtool test asserts a sample of $name" >&2; missing=1
     fi
@@ -64,6 +70,104 @@ every_rule_tested() {
   [ "$missing" -eq 0 ]
 }
 check "every recorded series is asserted by a promtool test" every_rule_tested
+
+every_alert_tested() {  # each alert: an alert_rule_test expecting it to fire, and one expecting it not to
+  python3 - "$ALERTS" charts/newsfeed/files/prometheus/tests/*.yml <<'EOF'
+import sys, yaml
+alerts = [r["alert"] for g in yaml.safe_load(open(sys.argv[1]))["groups"] for r in g["rules"] if "alert" in r]
+firing, quiet = set(), set()
+for path in sys.argv[2:]:
+    for test in yaml.safe_load(open(path)).get("tests", []):
+        for case in test.get("alert_rule_test", []):
+            (firing if case.get("exp_alerts") else quiet).add(case["alertname"])
+missing = [f"  {a}: no {kind} case" for a in alerts for kind, seen in (("firing", firing), ("not firing", quiet))
+           if a not in seen]
+unknown = [f"  a test expects {a}, which {sys.argv[1]} does not define" for a in sorted((firing | quiet) - set(alerts))]
+if missing or unknown or not alerts:
+    print("\n".join(missing + unknown) or "  no alert defined", file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+check "every alert has a firing and a not-firing promtool test" every_alert_tested
+
+# ---- the chart's PrometheusRule ------------------------------------------------------------------------
+# helm template of a copy of the umbrella chart with only its PrometheusRule (no subcharts: none is needed)
+CHART=$WORK/chart
+rm -rf "$CHART"; cp -rL charts/newsfeed "$CHART"
+python3 - "$CHART/Chart.yaml" <<'EOF'
+import sys, yaml
+chart = yaml.safe_load(open(sys.argv[1])); chart.pop("dependencies", None)
+yaml.safe_dump(chart, open(sys.argv[1], "w"), sort_keys=False)
+EOF
+rm -f "$CHART/Chart.lock"
+find "$CHART/templates" -type f ! -name '_*' ! -name prometheusrule.yaml -delete
+render_rule() {  # render_rule OUT HELM_ARGS...: the PrometheusRule's spec as a rules file
+  HELM_CONFIG_HOME=$WORK/helm HELM_CACHE_HOME=$WORK/helm HELM_DATA_HOME=$WORK/helm \
+    "$HELM" template newsfeed "$CHART" -n newsfeed --set monitoring.prometheusRule.enabled=true "${@:2}" > "$WORK/rule.yaml" \
+    || return 1
+  python3 - "$WORK/rule.yaml" "$1" <<'EOF'
+import sys, yaml
+docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d.get("kind") == "PrometheusRule"]
+assert len(docs) == 1, f"{len(docs)} PrometheusRules rendered"
+yaml.safe_dump({"groups": docs[0]["spec"]["groups"]}, open(sys.argv[2], "w"), sort_keys=False)
+EOF
+}
+same_groups() {  # same_groups RENDERED FILE...: the rendered groups are exactly those of the files, in order
+  python3 - "$@" <<'EOF'
+import sys, yaml
+got = yaml.safe_load(open(sys.argv[1]))["groups"]
+want = [g for f in sys.argv[2:] for g in yaml.safe_load(open(f))["groups"]]
+if got != want:
+    print(f"  rendered groups {[g['name'] for g in got]}, want {[g['name'] for g in want]}", file=sys.stderr)
+    for g, w in zip(got, want):
+        if g != w:
+            print(f"  group {w['name']} differs:\n  rendered {g}\n  file     {w}", file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+chart_default_rules() { render_rule "$WORK/default.rules.yml" && same_groups "$WORK/default.rules.yml" "$RULES" "$ALERTS"; }
+check "chart PrometheusRule by default: the recording rules and the alerts with the thresholds of $ALERTS" chart_default_rules
+chart_alerts_off() {
+  render_rule "$WORK/off.rules.yml" --set monitoring.prometheusRule.alerts.enabled=false &&
+    same_groups "$WORK/off.rules.yml" "$RULES"
+}
+check "chart PrometheusRule with alerts.enabled=false: the recording rules only" chart_alerts_off
+chart_thresholds() {  # values become the thresholds (a big number without an exponent); a valid rules file
+  render_rule "$WORK/custom.rules.yml" --set-json monitoring.prometheusRule.alerts.http5xxRatio=0.01 \
+    --set-json monitoring.prometheusRule.alerts.kafkaConsumerLagRecords=1000000 \
+    --set-json 'monitoring.prometheusRule.alerts.latencyP95Targets=[{"service":"search","route":"/outbound","method":"GET","seconds":0.25}]' \
+    || return 1
+  "$PROMTOOL" check rules "$WORK/custom.rules.yml" >/dev/null || return 1
+  python3 - "$WORK/custom.rules.yml" <<'EOF'
+import sys, yaml
+groups = {g["name"]: g for g in yaml.safe_load(open(sys.argv[1]))["groups"]}
+got = [(r["record"], r["expr"], r.get("labels")) for r in groups["newsfeed.alert-thresholds"]["rules"]]
+want = [
+    ("alert:newsfeed_threshold:value", "vector(0.01)", {"alert": "NewsfeedHttp5xxRatioHigh"}),
+    ("service_route_method:newsfeed_http_server_requests_seconds:p95_target", "vector(0.25)",
+     {"service": "search", "route": "/outbound", "method": "GET"}),
+    ("alert:newsfeed_threshold:value", "vector(1000000)", {"alert": "NewsfeedKafkaConsumerLagHigh"}),
+    ("alert:newsfeed_threshold:value", "vector(2)", {"alert": "NewsfeedFanoutDelayHigh"}),
+    ("alert:newsfeed_threshold:value", "vector(2)", {"alert": "NewsfeedSearchIndexDelayHigh"}),
+    ("alert:newsfeed_threshold:value", "vector(0.05)", {"alert": "NewsfeedStoreErrorRatioHigh"}),
+]
+if got != want:
+    print("  thresholds rendered:\n" + "\n".join(f"    {g}" for g in got), file=sys.stderr)
+    sys.exit(1)
+EOF
+}
+check "chart PrometheusRule: thresholds and p95 targets from the values, promtool-valid" chart_thresholds
+chart_refuses() {  # chart_refuses REGEX HELM_ARGS...: rendering fails with an error matching REGEX
+  local out
+  if out=$(render_rule "$WORK/refused.rules.yml" "${@:2}" 2>&1); then echo "  rendered: ${*:2}" >&2; return 1; fi
+  grep -qE -- "$1" <<< "$out" || { echo "  expected /$1/ in: $out" >&2; return 1; }
+}
+check "chart refuses a 5xx ratio threshold above 1 (values.schema.json)" chart_refuses 'http5xxRatio' \
+  --set monitoring.prometheusRule.alerts.http5xxRatio=5
+check "chart refuses a p95 target without its route (values.schema.json)" chart_refuses 'route' \
+  --set-json 'monitoring.prometheusRule.alerts.latencyP95Targets=[{"service":"inbound","method":"GET","seconds":0.02}]'
+check "chart refuses an API operation with two p95 targets" chart_refuses 'listed twice' \
+  --set-json 'monitoring.prometheusRule.alerts.latencyP95Targets=[{"service":"inbound","route":"/participant/:id/inbound","method":"GET","seconds":0.02},{"service":"inbound","route":"/participant/:id/inbound","method":"GET","seconds":0.05}]'
 
 # ---- dashboards ----------------------------------------------------------------------------------------
 validate() {  # prints the validator's findings only when it fails
@@ -116,11 +220,11 @@ start=$(date +%s)
 check "prometheus.sh start" bash ci/prometheus.sh start
 rule_groups_loaded() {
   local want got
-  want=$(sed -n 's/^ *- name: *//p' "$RULES" | sort | tr '\n' ' ')
+  want=$(sed -n 's/^ *- name: *//p' "$RULES" "$ALERTS" | sort | tr '\n' ' ')
   got=$(curl -sf "$PROM_URL/api/v1/rules" | jq -r '.data.groups[].name' | sort | tr '\n' ' ')
   [ "$want" = "$got" ] || { echo "  rule groups: want '$want', got '$got'" >&2; return 1; }
 }
-check "GET /api/v1/rules lists every group of the rules file" rule_groups_loaded
+check "GET /api/v1/rules lists every group of the rules and alerts files" rule_groups_loaded
 start_is_idempotent() { bash ci/prometheus.sh start 2>&1 | grep -q "already running"; }
 check "prometheus.sh start again: already running" start_is_idempotent
 check "prometheus.sh status: running" bash ci/prometheus.sh status
@@ -155,7 +259,40 @@ rules_healthy() {
   bad=$(curl -sf "$PROM_URL/api/v1/rules" | jq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name): \(.health) \(.lastError)"')
   [ -z "$bad" ] || { echo "$bad" | sed 's/^/  /' >&2; return 1; }
 }
-check "every recording rule evaluates without error" rules_healthy
+check "every recording and alerting rule evaluates without error" rules_healthy
+
+# the stand-ins answer 20 % of outbound's posts with 503, both API operations with a target at a p95 of 175 ms,
+# and report consumer lag without any commit metric: after ~3 minutes those alerts are pending (`for: 5m`) or,
+# for the commits (`for: 1m`), firing, none other is active, and every annotation is expanded (threshold included)
+alerts_on_live_series() {
+  curl -sf "$PROM_URL/api/v1/alerts" > "$WORK/alerts.json" || return 1
+  python3 - "$WORK/alerts.json" <<'EOF'
+import json, re, sys
+alerts = json.load(open(sys.argv[1]))["data"]["alerts"]
+got = sorted((a["labels"]["alertname"], a["labels"].get("service", ""), a["labels"].get("route", ""), a["state"])
+             for a in alerts)
+want = sorted([
+    ("NewsfeedHttp5xxRatioHigh", "outbound", "", "pending"),
+    ("NewsfeedLatencyP95OverTarget", "outbound", "/participant/:id/outbound", "pending"),
+    ("NewsfeedLatencyP95OverTarget", "inbound", "/participant/:id/inbound", "pending"),
+    ("NewsfeedKafkaCommitsStalled", "inbound", "", "firing"),
+    ("NewsfeedKafkaCommitsStalled", "search", "", "firing"),
+])
+problems = [] if got == want else [f"active alerts {got}, want {want}"]
+for a in alerts:
+    for key, text in a["annotations"].items():
+        if "error expanding" in text or "<no value>" in text or "{{" in text:
+            problems.append(f"{a['labels']['alertname']} {key}: {text}")
+for a in alerts:  # about 20 % measured, the 5 % threshold read back from its series
+    text = a["annotations"]["description"]
+    if a["labels"]["alertname"] == "NewsfeedHttp5xxRatioHigh" and not re.match(
+            r"(19|20|21)(\.\d+)?% of the API requests to outbound .* above the threshold of 5% for 5 minutes\.$", text):
+        problems.append(f"NewsfeedHttp5xxRatioHigh description: {text}")
+print("\n".join(f"  {p}" for p in problems), file=sys.stderr)
+sys.exit(1 if problems else 0)
+EOF
+}
+check "alerts on the scraped stand-ins: the expected ones pending or firing, annotations expanded" alerts_on_live_series
 
 k6_names() {  # the names and labels k6 v1.8.1 remote-writes, which the newsfeed.k6 rules read
   local names n labels

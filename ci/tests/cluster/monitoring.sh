@@ -25,7 +25,7 @@ target_up() {
   curl -sf -m 5 "$PROM_URL/api/v1/targets?state=active" | jq -e --arg p "serviceMonitor/$MON_NS/newsfeed-social-graph/0" \
     '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up")] | length == 1'
 }
-# every group of the chart's rules file loaded from the PrometheusRule, each seen with every rule evaluated
+# every group of the chart's rules and alerts files loaded from the PrometheusRule, each seen with every rule evaluated
 # healthy (remembered across polls: a reload of Prometheus makes the health "unknown" until the next run)
 rules_healthy() {
   local want got
@@ -39,9 +39,9 @@ rules_healthy() {
 no_rule_error() {
   curl -sf -m 5 "$PROM_URL/api/v1/rules" | jq -e '[.data.groups[].rules[] | select(.health == "err")] | length == 0'
 }
-yq_groups() {
-  python3 -c 'import sys, yaml; [print(g["name"]) for g in yaml.safe_load(open(sys.argv[1]))["groups"]]' \
-    charts/newsfeed/files/prometheus/newsfeed.rules.yml
+yq_groups() {  # the recording rules' groups and the alerts' (on by default in the PrometheusRule)
+  python3 -c 'import sys, yaml; [print(g["name"]) for f in sys.argv[1:] for g in yaml.safe_load(open(f))["groups"]]' \
+    charts/newsfeed/files/prometheus/newsfeed.rules.yml charts/newsfeed/files/prometheus/newsfeed.alerts.yml
 }
 # the pods of namespace monitoring: non-root, no privilege escalation, read-only root, every capability dropped
 pods_restricted() {
