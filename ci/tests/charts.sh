@@ -2,8 +2,10 @@
 # Suite "charts": the Helm charts against a REAL Kubernetes API server.
 #  offline: dependency build, `helm lint --strict` (per values profile too), a security policy over the
 #           rendered manifests of every profile (ci/tests/charts/manifests.py security), the Redis wiring of
-#           the services that cache (manifests.py redis-clients) and kubeconform (Kubernetes 1.34 schemas +
-#           schemas derived from the operators' CRDs);
+#           the services that cache (manifests.py redis-clients), kubeconform (Kubernetes 1.34 schemas +
+#           schemas derived from the operators' CRDs), the images of every profile and of the chart's defaults
+#           (manifests.py images: listed; explicit tags, no removed docker.io/bitnami/ tag; a file of bad images
+#           must fail it) and the Redis commands the chart and the local stack disable (the same, Lua among them);
 #  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/control-plane.sh), the operators' CRDs
 #           from their Go module zips (ci/control-plane/crds.sh), then for every profile a real `helm install`
 #           into its own namespace, objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
@@ -148,6 +150,13 @@ render() {  # render CHART VALUES NS OUT: what `helm install` would send to a 1.
   helm template "$RELEASE" "$WORK/charts/$1" -n "$3" -f "$2" $(offline_args "$1") \
     --kube-version "$K8S_VERSION" --api-versions "$API_VERSIONS" > "$4"
 }
+# images_check NAME CHART DIR VALUES: the images of DIR/a.yaml (and of CHART's Bitnami subcharts from VALUES), listed
+# in DIR/images.txt; each profile's list is printed below as one table
+images_check() {
+  local name=$1 c=$2 dir=$3 f=$4
+  check "$name: images listed, each with an explicit tag, none a removed docker.io/bitnami/ tag" \
+    manifests images "$dir/images.txt" "$dir/a.yaml" "$CHARTS_DIR/$c" ${f:+"$f"}
+}
 kubeconform_check() {
   kubeconform -strict -summary -output text \
     -schema-location "$VENV/k8s-schemas/{{ .ResourceKind }}{{ .KindSuffix }}.json" \
@@ -166,10 +175,61 @@ for p in "${PROFILES[@]}"; do
         manifests redis-clients "$RELEASE" "$WORK/render/$ns/a.yaml"
     fi
     check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
+    images_check "$name" "$c" "$WORK/render/$ns" "$f"
   else
     fail_now "$name: helm template"; sed 's/^/    /' "$WORK/render/$ns/err" | tail -n 20
   fi
 done
+
+# ---------------------------------------------------------------- images
+# Every image a profile runs, including those of the Bitnami subcharts (read from the values: they are not rendered
+# offline), with an explicit tag and none from docker.io/bitnami's removed versioned tags (manifests.py images).
+# The chart's defaults (no profile) are a profile here too; a file of bad images must make the check fail.
+note "images of the chart's defaults and of every profile (README.md of the chart, section Images, says where each is set):"
+mkdir -p "$WORK/render/default"
+echo '{}' > "$WORK/render/default/values.yaml"
+if render "$UMBRELLA" "$WORK/render/default/values.yaml" default "$WORK/render/default/a.yaml" 2> "$WORK/render/default/err"; then
+  images_check "$UMBRELLA (chart defaults)" "$UMBRELLA" "$WORK/render/default" ""
+else
+  fail_now "$UMBRELLA (chart defaults): helm template"; sed 's/^/    /' "$WORK/render/default/err" | tail -n 20
+fi
+# images_refused FILE: the defaults with FILE on top render, and the images check fails with every `# expect:` line
+images_refused() {
+  local bad=$1 dir=$WORK/render/images-refused rc=0 re unmatched=0
+  mkdir -p "$dir"
+  render "$UMBRELLA" "$bad" default "$dir/a.yaml" || return 1
+  manifests images "$dir/images.txt" "$dir/a.yaml" "$CHARTS_DIR/$UMBRELLA" "$bad" > "$dir/out.txt" || rc=$?
+  cat "$dir/out.txt"
+  [ "$rc" -ne 0 ] || { echo ">> the images check passed; it must fail"; return 1; }
+  grep -q '^# expect: ' "$bad" || { echo ">> $bad has no '# expect: REGEX' line"; return 1; }
+  while read -r re; do
+    grep -qE "$re" "$dir/out.txt" || { echo ">> no problem matches /$re/"; unmatched=1; }
+  done < <(sed -n 's/^# expect: //p' "$bad")
+  [ "$unmatched" -eq 0 ]
+}
+if [ -f "$HERE/images-refused.yaml" ]; then
+  check "images check refuses a removed docker.io/bitnami tag, latest, untagged images and a key the subchart ignores (${HERE#"$ROOT"/}/images-refused.yaml)" \
+    images_refused "$HERE/images-refused.yaml"
+  sed -n 's/^FAIL: /#   refused as expected: /p' "$WORK/render/images-refused/out.txt" 2>/dev/null || true
+fi
+# one line per distinct image: the profiles that run it
+note "distinct images (profiles):"
+for l in "$WORK"/render/*/images.txt; do
+  [ -f "$l" ] || continue
+  [ "$(basename "$(dirname "$l")")" = images-refused ] && continue
+  awk -F '\t' -v p="$(basename "$(dirname "$l")")" '{print $1 "\t" p "\t" $3}' "$l"
+done | sort -u | awk -F '\t' '{ps[$1] = ps[$1] (ps[$1] ? " " : "") $2; n[$1] = $3} END {for (r in ps) print r "\t" ps[r] "\t" n[r]}' |
+  sort | while IFS=$'\t' read -r ref profiles flag; do note "  $ref  ($profiles)${flag:+  [$flag]}"; done
+
+# the local stack's Redis (ci/stack/stores/redis.sh) refuses the same commands as the chart's
+redis_disabled_parity() {
+  local stack
+  # shellcheck source=ci/stack/stores/redis.sh
+  stack=$(source ci/stack/stores/redis.sh && echo "${REDIS_DISABLED_COMMANDS[*]}") || return 1
+  manifests redis-disabled "$CHARTS_DIR/$UMBRELLA/values.yaml" "$stack"
+}
+check "Redis: the chart (redis.master/replica.disableCommands) and the local stack disable the same commands, Lua among them" \
+  redis_disabled_parity
 
 # ---------------------------------------------------------------- control plane + CRDs
 check "control plane up (etcd, kube-apiserver $K8S_VERSION, kube-controller-manager; /readyz)" bash ci/control-plane.sh start

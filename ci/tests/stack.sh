@@ -77,6 +77,17 @@ redis_set_get() {
     [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" GET stack-test)" = "$value" ]
 }
 
+# the commands the chart's Redis disables are unknown to the stack's Redis too (Lua first: CVE-2025-49844)
+redis_refuses_disabled_commands() {
+  local c out rc=0
+  for c in "${REDIS_DISABLED_COMMANDS[@]}"; do
+    out=$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" "$c" 2>&1 || true)
+    case $out in *"unknown command"*) ;; *) echo "$c answered: $out" >&2; rc=1 ;; esac
+  done
+  [ "$(redis-cli -h 127.0.0.1 -p "$REDIS_PORT" MGET stack-test-none-1 stack-test-none-2 | wc -l)" -eq 2 ] || rc=1
+  return $rc
+}
+
 kafka_topic_has_partitions() {
   kafka_tool create-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" | grep -qx "$KAFKA_TOPIC partitions=6"
 }
@@ -152,6 +163,7 @@ if [ "$failed" -eq 0 ]; then
   check "postgresql: friendship rejects a self-friendship" postgresql_rejects_self_friendship
   check "postgresql: a wrong password is refused" postgresql_rejects_wrong_password
   check "redis: SET then GET" redis_set_get
+  check "redis: ${REDIS_DISABLED_COMMANDS[*]} are disabled, MGET still answers" redis_refuses_disabled_commands
   check "kafka: topic $KAFKA_TOPIC has 6 partitions" kafka_topic_has_partitions
   check "kafka: produce then consume one record" kafka_produce_consume
   check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select

@@ -42,14 +42,17 @@ helm.sh/chart: {{ include "newsfeed.chart" .context }}
 {{- with $all }}{{ toYaml . }}{{ end -}}
 {{- end -}}
 
-{{/* Image reference from (dict "image" {registry,repository,tag,digest} "context" $). */}}
+{{/* Image reference from (dict "image" {registry,repository,tag,digest} "context" $); no tag and no digest give
+     the bare repository (which ci/tests/charts.sh refuses), never "repository:". */}}
 {{- define "newsfeed.image" -}}
 {{- $registry := default .image.registry .context.Values.global.imageRegistry -}}
 {{- $ref := ternary (printf "%s/%s" $registry .image.repository) .image.repository (ne (toString $registry) "") -}}
 {{- if .image.digest -}}
 {{- printf "%s@%s" $ref .image.digest -}}
-{{- else -}}
+{{- else if ne (toString (default "" .image.tag)) "" -}}
 {{- printf "%s:%s" $ref (toString .image.tag) -}}
+{{- else -}}
+{{- $ref -}}
 {{- end -}}
 {{- end -}}
 
@@ -337,6 +340,15 @@ true
 {{- end -}}
 {{- if and .Values.cassandra.enabled (include "newsfeed.store.used" (dict "store" "cassandra" "context" .)) (not (include "newsfeed.cassandra.localDatacenter" .)) -}}
 {{- $messages = append $messages "cassandra.cluster.cassandra.datacenters needs at least one datacenter with metadata.name" -}}
+{{- end -}}
+{{- /* a pinned management-api image must carry the Cassandra version cass-operator configures it for; a version
+     the CRD refuses anyway (e.g. "latest") is left to the API server, an image pinned by digest to the user */ -}}
+{{- $cass := (default dict (default dict .Values.cassandra.cluster).cassandra) -}}
+{{- if and .Values.cassandra.enabled $cass.serverImage (regexMatch "^[0-9]+\\.[0-9]+\\.[0-9]+$" (toString $cass.serverVersion)) -}}
+{{- $imageTag := trimPrefix ":" (regexFind ":[^:/]+$" (regexReplaceAll "@.*$" (toString $cass.serverImage) "")) -}}
+{{- if and $imageTag (not (regexMatch (printf "^%s([^0-9].*)?$" (replace "." "\\." (toString $cass.serverVersion))) $imageTag)) -}}
+{{- $messages = append $messages (printf "cassandra.cluster.cassandra.serverImage %s does not carry serverVersion %s (its tag must start with it): set both" $cass.serverImage (toString $cass.serverVersion)) -}}
+{{- end -}}
 {{- end -}}
 {{- if and (include "newsfeed.store.used" (dict "store" "redis" "context" .)) (not .Values.redis.enabled) (not .Values.externalRedis.host) -}}
 {{- $messages = append $messages "redis.enabled=false needs externalRedis.host (social-graph's and inbound's caches)" -}}

@@ -18,6 +18,17 @@
                                 Secret `<release>-redis-auth` key redis-url, which is rendered, and their
                                 NetworkPolicy (when rendered) lets them reach Redis
   summary RENDER                one `Kind name` line per object
+  images OUT RENDER CHART_DIR [VALUES...]
+                                every image RENDER runs (pod specs, and the images of the operators' custom
+                                resources), plus those of CHART_DIR's chart-repository subcharts (Bitnami), read
+                                from CHART_DIR/values.yaml and the VALUES files merged as Helm does, since those
+                                subcharts are not rendered offline (their image keys: subchart-images.yaml). Lists
+                                them (and writes the list to OUT); fails on an image without an explicit tag (none,
+                                or `latest`, unless pinned by digest), on a versioned docker.io/bitnami/ tag (removed
+                                upstream), on an operator image left to the operator's default and on a subchart
+                                image key that subchart version does not read
+  redis-disabled VALUES "CMD..."  redis.master.disableCommands and redis.replica.disableCommands of VALUES are the
+                                commands CMD... (the local stack's list) and include the dangerous ones
 """
 import base64
 import json
@@ -418,6 +429,253 @@ def cmd_redis_clients(release, path):
     return 1 if problems or not services else 0
 
 
+# ---------------------------------------------------------------------------------------------------- images
+BITNAMI_REMOVED = "versioned docker.io/bitnami/ tag: removed upstream (Bitnami moved versioned tags to " \
+                  "docker.io/bitnamilegacy in 2025; use Bitnami Secure Images or a mirror)"
+# the commands a Redis of this project must not run: Lua (CVE-2025-49844), server reconfiguration and flushes
+REDIS_MUST_DISABLE = {"EVAL", "EVALSHA", "EVAL_RO", "EVALSHA_RO", "SCRIPT", "FUNCTION", "FCALL", "FCALL_RO",
+                      "MODULE", "CONFIG", "DEBUG", "FLUSHDB", "FLUSHALL"}
+
+
+def parse_ref(ref):
+    """(registry, repository, tag, digest) of an image reference; registry "docker.io" when none is named."""
+    ref = str(ref or "").strip()
+    name, _, digest = ref.partition("@")
+    tag = ""
+    last = name.rsplit("/", 1)[-1]
+    if ":" in last:
+        name, tag = name[: len(name) - len(last)] + last.split(":", 1)[0], last.split(":", 1)[1]
+        if tag == "":
+            tag = None  # "repo:" - an empty tag
+    first, _, rest = name.partition("/")
+    if rest and ("." in first or ":" in first or first == "localhost"):
+        registry, repository = first, rest
+    else:
+        registry, repository = "docker.io", name
+    if registry in ("docker.io", "index.docker.io", "registry-1.docker.io"):
+        registry = "docker.io"
+        if repository and "/" not in repository:
+            repository = "library/" + repository
+    return registry, repository, tag, digest
+
+
+def ref_problems(ref):
+    registry, repository, tag, digest = parse_ref(ref)
+    out = []
+    if not repository:
+        return ["no repository"]
+    if not digest and not tag:
+        out.append("no explicit tag (pin a version, or a digest)")
+    elif not digest and tag == "latest":
+        out.append("tag `latest` (pin a version, or a digest)")
+    if registry == "docker.io" and repository.startswith("bitnami/") and tag and tag != "latest":
+        out.append(BITNAMI_REMOVED)
+    return out
+
+
+def ref_notes(ref):
+    registry, repository, _, _ = parse_ref(ref)
+    if repository.startswith("bitnamilegacy/"):
+        return "frozen: Bitnami Legacy gets no fixes"
+    return ""
+
+
+def image_of(img, default=""):
+    """`registry/repository:tag` (or @digest) of a {registry, repository, tag, digest} map (Bitnami, Solr, ...)."""
+    if not isinstance(img, dict):
+        return default
+    repository = str(img.get("repository") or "")
+    if not repository:
+        return default
+    registry = str(img.get("registry") or "")
+    ref = f"{registry}/{repository}" if registry else repository
+    if img.get("digest"):
+        return f"{ref}@{img['digest']}"
+    tag = img.get("tag")
+    return f"{ref}:{tag}" if tag not in (None, "") else ref
+
+
+def rendered_images(docs):
+    """(ref or None, where, problem-if-missing) for every image of the render, and info lines."""
+    out, info = [], []
+    for d in docs:
+        kind, spec = d["kind"], d.get("spec") or {}
+        where = f"{kind}/{name_of(d)}"
+        if kind in WORKLOADS:
+            pspec = pod_spec(d) or {}
+            for key in ("initContainers", "containers", "ephemeralContainers"):
+                for c in pspec.get(key) or []:
+                    out.append((c.get("image"), f"{where} container {c.get('name')}", "no image"))
+        elif kind == "Cluster" and str(d.get("apiVersion", "")).startswith("postgresql.cnpg.io/"):
+            if spec.get("imageName") or not spec.get("imageCatalogRef"):
+                out.append((spec.get("imageName"), f"{where} spec.imageName",
+                            "not set: CloudNativePG would pick its default image"))
+        elif kind == "K8ssandraCluster":
+            cass = spec.get("cassandra") or {}
+            out.append((cass.get("serverImage"), f"{where} spec.cassandra.serverImage",
+                        f"not set: cass-operator would derive it from serverVersion {cass.get('serverVersion')}"))
+            for dc in cass.get("datacenters") or []:
+                if dc.get("serverImage"):
+                    out.append((dc["serverImage"], f"{where} datacenter {(dc.get('metadata') or {}).get('name')}",
+                                ""))
+        elif kind == "SolrCloud":
+            out.append((image_of(spec.get("solrImage")) or None, f"{where} spec.solrImage",
+                        "not set: the Solr Operator would pick library/solr:8.11"))
+            out.append((image_of(spec.get("busyBoxImage")) or None, f"{where} spec.busyBoxImage",
+                        "not set: the Solr Operator would pick its busybox"))
+            provided = (spec.get("zookeeperRef") or {}).get("provided")
+            if isinstance(provided, dict):
+                out.append((image_of(provided.get("image")) or None, f"{where} spec.zookeeperRef.provided.image",
+                            "not set: the zookeeper-operator would pick its default"))
+        elif kind == "TestRun" and str(d.get("apiVersion", "")).startswith("k6.io/"):
+            for part in ("runner", "initializer"):
+                out.append(((spec.get(part) or {}).get("image"), f"{where} spec.{part}.image",
+                            "not set: k6-operator would pick grafana/k6:latest"))
+            if (spec.get("starter") or {}).get("image"):
+                out.append((spec["starter"]["image"], f"{where} spec.starter.image", ""))
+            else:
+                info.append(f"{where}: its starter Pod runs k6-operator's own default image "
+                            f"(ghcr.io/grafana/k6-operator:latest-starter); the chart does not set spec.starter.image")
+    return out, info
+
+
+def deep_merge(base, over):
+    """Helm's values merge: maps merge key by key, anything else replaces, null deletes the key."""
+    if not isinstance(base, dict) or not isinstance(over, dict):
+        return over
+    out = dict(base)
+    for k, v in over.items():
+        if v is None:
+            out.pop(k, None)
+        elif isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = deep_merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def dig(tree, dotted):
+    cur = tree
+    for k in dotted.split("."):
+        cur = cur.get(k) if isinstance(cur, dict) else None
+    return cur
+
+
+def image_maps(tree, path=()):
+    """Dotted paths of every map named `image` (with image fields) in a values tree."""
+    if not isinstance(tree, dict):
+        return
+    for k, v in tree.items():
+        if isinstance(v, dict):
+            if k == "image" and any(f in v for f in ("registry", "repository", "tag", "digest")):
+                yield ".".join(path + (k,))
+            else:
+                yield from image_maps(v, path + (k,))
+
+
+def subchart_images(chart_dir, values_files):
+    """(ref or None, where, problem) for the images of the chart's repository (non file://) dependencies, from the
+    values; plus ("", where, problem) lines for keys no such subchart reads and ("", note, "") info lines."""
+    with open(os.path.join(chart_dir, "Chart.yaml"), encoding="utf-8") as f:
+        chart = yaml.safe_load(f)
+    deps = [d for d in chart.get("dependencies") or []
+            if str(d.get("repository") or "") and not str(d.get("repository")).startswith("file://")]
+    if not deps:
+        return [], []
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "subchart-images.yaml"), encoding="utf-8") as f:
+        known = yaml.safe_load(f) or {}
+    values = {}
+    for vf in [os.path.join(chart_dir, "values.yaml")] + list(values_files):
+        with open(vf, encoding="utf-8") as f:
+            values = deep_merge(values, yaml.load(f, Loader=Loader) or {})
+    global_registry = str(dig(values, "global.imageRegistry") or "")
+    images, info = [], []
+    for dep in deps:
+        key = dep.get("alias") or dep["name"]
+        sub = values.get(key) if isinstance(values.get(key), dict) else {}
+        label = f"Bitnami {dep['name']} {dep['version']}"
+        condition = dep.get("condition")
+        if condition and dig(values, condition) is False:
+            info.append(f"{key}: disabled in these values ({condition}=false), none of its images runs")
+            continue
+        keys = (known.get(dep["name"]) or {}).get(str(dep["version"]))
+        if not keys:
+            images.append(("", f"values {key}.*", f"no image keys known for {label}: read that version's "
+                                                   f"values.yaml and add them to ci/tests/charts/subchart-images.yaml"))
+            continue
+        for path in image_maps(sub):
+            if path not in keys:
+                images.append(("", f"values {key}.{path}", f"not an image key {label} reads (it reads: "
+                                                           f"{', '.join(key + '.' + k for k in keys)})"))
+        for path, default in keys.items():
+            img = dig(sub, path)
+            img = img if isinstance(img, dict) else {}
+            d_registry, d_repository, d_tag, _ = parse_ref(default)
+            registry = global_registry or str(img.get("registry") or d_registry)
+            ref = image_of({"registry": registry, "repository": img.get("repository") or d_repository,
+                            "tag": img.get("tag") if img.get("tag") not in (None, "") else d_tag,
+                            "digest": img.get("digest")})
+            where = f"values {key}.{path} ({label}, not rendered offline)"
+            problem = ""
+            if not img.get("tag") and not img.get("digest"):
+                problem = f"no tag in the values: {label}'s default tag {d_tag} would be used"
+            images.append((ref, where, problem))
+    return images, info
+
+
+def cmd_images(out_path, render, chart_dir, values_files):
+    rendered, info = rendered_images(load(render))
+    entries = [(ref, where, missing, "rendered") for ref, where, missing in rendered]
+    sub, sub_info = subchart_images(chart_dir, values_files)
+    info += sub_info
+    entries += [(ref, where, problem, "values") for ref, where, problem in sub]
+    problems, listed = [], []
+    for ref, where, extra, source in entries:
+        if source == "rendered":
+            if not ref:
+                if extra:
+                    problems.append(f"{where}: {extra}")
+                continue
+            found = ref_problems(ref)
+        else:
+            if not ref:
+                problems.append(f"{where}: {extra}")
+                continue
+            found = ref_problems(ref) + ([extra] if extra else [])
+        problems += [f"{ref} ({where}): {p}" for p in found]
+        listed.append((ref, where, ref_notes(ref)))
+    width = max([len(r) for r, _, _ in listed] + [10])
+    lines = [f"{ref:<{width}}  {where}" + (f"  [{note}]" if note else "") for ref, where, note in listed]
+    lines += [f"# {i}" for i in info]
+    with open(out_path, "w", encoding="utf-8") as o:
+        for ref, where, note in listed:
+            o.write(f"{ref}\t{where}\t{note}\n")
+    for line in lines:
+        print(line)
+    for p in problems:
+        print(f"FAIL: {p}")
+    print(f"{len(listed)} images ({len(set(r for r, _, _ in listed))} distinct), {len(problems)} problems")
+    return 1 if problems or not listed else 0
+
+
+def cmd_redis_disabled(values_path, stack_list):
+    with open(values_path, encoding="utf-8") as f:
+        values = yaml.load(f, Loader=Loader) or {}
+    stack = {c.upper() for c in stack_list.split()}
+    problems = []
+    for role in ("master", "replica"):
+        chart = {str(c).upper() for c in dig(values, f"redis.{role}.disableCommands") or []}
+        if chart != stack:
+            problems.append(f"redis.{role}.disableCommands {sorted(chart)} != the local stack's {sorted(stack)} "
+                            f"(only in the chart: {sorted(chart - stack)}, only in the stack: {sorted(stack - chart)})")
+        if not REDIS_MUST_DISABLE <= chart:
+            problems.append(f"redis.{role}.disableCommands lacks {sorted(REDIS_MUST_DISABLE - chart)}")
+    for p in problems:
+        print(p)
+    print(f"chart and stack disable: {' '.join(sorted(stack))}; {len(problems)} problems")
+    return 1 if problems else 0
+
+
 def cmd_summary(path):
     for d in load(path):
         print(d["kind"], name_of(d))
@@ -447,6 +705,10 @@ def main(argv):
         return cmd_redis_clients(argv[1], argv[2])
     if len(argv) == 2 and argv[0] == "summary":
         return cmd_summary(argv[1])
+    if len(argv) >= 4 and argv[0] == "images":
+        return cmd_images(argv[1], argv[2], argv[3], argv[4:])
+    if len(argv) == 3 and argv[0] == "redis-disabled":
+        return cmd_redis_disabled(argv[1], argv[2])
     print(__doc__, file=sys.stderr)
     return 2
 
