@@ -13,12 +13,18 @@ import newsfeed.common.metrics.StoreTimers;
 
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
  * One newsfeed service's REST API as edge calls it: a 200's JSON body, or a {@link FieldError} (its 4xx
- * passed on; a 5xx, a refused connection or a timeout is 503). Each call is timed as
+ * passed on; a 5xx, a refused connection or no answer within the timeout is 503). Each call is timed as
  * newsfeed_store_client_seconds{store=<service>,operation=get|post}.
+ *
+ * <p>Every call has one deadline, {@code timeoutMs} from its start, whatever it waits on: a free connection in
+ * the pool, the connection, the answer. The client's own timeout alone fires only after that long without a
+ * byte, so a service that answers a byte at a time (or a queue for connections) could hold a call far longer.
+ * (Such a connection stays busy until the service ends its answer or falls silent for {@code timeoutMs}.)
  */
 final class Downstream {
   private final String service;
@@ -61,19 +67,25 @@ final class Downstream {
     } catch (RuntimeException e) {
       sent = Future.failedFuture(e);
     }
-    return sent.transform(ar -> {
-      Object result = answer(ar.succeeded() ? ar.result() : null);
+    return sent.timeout(timeoutMs, TimeUnit.MILLISECONDS).transform(ar -> {
+      Object result = ar.succeeded() ? answer(ar.result()) : noAnswer(ar.cause());
       boolean unavailable = result instanceof FieldError e && e.status() >= 500;
       (unavailable ? t[1] : t[0]).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
       return result instanceof FieldError e ? Future.failedFuture(e) : Future.succeededFuture(result);
     });
   }
 
-  /** The decoded body of a 200, else the error it means (null response: no answer at all). */
-  private Object answer(HttpResponse<Buffer> resp) {
-    if (resp == null) {
-      return FieldError.unavailable(service);
+  /** A call that got no answer: refused, reset, or nothing within the timeout. */
+  private FieldError noAnswer(Throwable cause) {
+    if (cause instanceof TimeoutException) {
+      return new FieldError(503, FieldError.UNAVAILABLE,
+          service + " is unavailable: no answer within " + timeoutMs + " ms");
     }
+    return FieldError.unavailable(service);
+  }
+
+  /** The decoded body of a 200, else the error it means. */
+  private Object answer(HttpResponse<Buffer> resp) {
     if (resp.statusCode() >= 500) {
       // the service's own reason (e.g. "kafka is unavailable") helps whoever reads the error; the code stays ours
       FieldError answered = FieldError.fromAnswer(service, resp.statusCode(), resp.bodyAsString());
