@@ -24,7 +24,7 @@ demo: ## run stores + services + Prometheus + a k6 social run + per-minute repor
 test: ## run every test suite (SUITES="lint charts" for a subset)
 	bash ci/test.sh $(SUITES)
 
-load: ## run a k6 scenario against the running local services (SCENARIO=social|smoke|fanout)
+load: ## run a k6 scenario against the running local services (SCENARIO=social|smoke|fanout|experiment|graphql)
 	bash ci/load.sh $(or $(SCENARIO),social)
 
 experiment: ## local scaling run: SERVICE=outbound REPLICAS="1 2 3" (ci/experiment.sh --help for more)

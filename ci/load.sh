@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# Runs a k6 scenario (k6/<scenario>.js: smoke | social | fanout) against the local services of the run dir
-# and keeps its reports in $NEWSFEED_RUN/reports/<testid>/: summary.json, summary.txt, dashboard.html, k6.log.
+# Runs a k6 scenario (k6/<scenario>.js: smoke | social | fanout | experiment | graphql) against the local services
+# of the run dir and keeps its reports in $NEWSFEED_RUN/reports/<testid>/: summary.json, summary.txt,
+# dashboard.html, k6.log.
 #
 # Usage: ci/load.sh <scenario> [k6 run args...]      e.g. ci/load.sh social -e PROFILE=ci -e DURATION=1m
 # Environment: NEWSFEED_RUN (default <repo>/.run), NEWSFEED_PORT_OFFSET (added to the service ports of
-# docs/contracts.md), BASE_URL (a gateway; otherwise one URL per service on 127.0.0.1), TESTID (default
-# <scenario>-<UTC time>), PROMETHEUS_URL (remote-write the k6 metrics to that Prometheus), K6 (the binary),
-# GOGC (k6's garbage collector, default 400), and every script setting of k6/README.md (PROFILE, RATE, DURATION,
-# FOLLOWERS, ...), passed through.
+# docs/contracts.md), BASE_URL (a gateway; otherwise one URL per service on 127.0.0.1, EDGE_URL included), TESTID
+# (default <scenario>-<UTC time>), PROMETHEUS_URL (remote-write the k6 metrics to that Prometheus), K6 (the
+# binary), GOGC (k6's garbage collector, default 400), and every script setting of k6/README.md (PROFILE, RATE,
+# DURATION, FOLLOWERS, ...), passed through.
 # Exit status: k6's (99 when a threshold failed, e.g. a failed check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
-usage() { echo "usage: $0 smoke|social|fanout [k6 run args...]" >&2; exit 2; }
+usage() { echo "usage: $0 smoke|social|fanout|experiment|graphql [k6 run args...]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 scenario=$1; shift
 if [[ ! $scenario =~ ^[a-z]+$ ]] || [ ! -f "k6/$scenario.js" ]; then usage; fi
@@ -30,7 +31,8 @@ if [ -z "${BASE_URL:-}" ]; then
   export OUTBOUND_URL=${OUTBOUND_URL:-http://127.0.0.1:$((18082 + OFFSET))}
   export INBOUND_URL=${INBOUND_URL:-http://127.0.0.1:$((18083 + OFFSET))}
   export SEARCH_URL=${SEARCH_URL:-http://127.0.0.1:$((18084 + OFFSET))}
-  for url in "$SOCIAL_GRAPH_URL" "$OUTBOUND_URL" "$INBOUND_URL" "$SEARCH_URL"; do
+  export EDGE_URL=${EDGE_URL:-http://127.0.0.1:$((18085 + OFFSET))}
+  for url in "$SOCIAL_GRAPH_URL" "$OUTBOUND_URL" "$INBOUND_URL" "$SEARCH_URL" "$EDGE_URL"; do
     curl -sf -m 2 -o /dev/null "$url/health/ready" || echo "warning: $url/health/ready does not answer 200" >&2
   done
 fi

@@ -7,6 +7,8 @@
 #   stop      SIGTERM every instance (graceful: drain HTTP, commit consumers), KILL after a timeout
 #   status    table of the instances; exit 3 when one is not running
 #   urls      print SOCIAL_GRAPH_URL=... OUTBOUND_URL=... INBOUND_URL=... SEARCH_URL=... EDGE_URL=... (first instances)
+#             (edge itself is given every instance of each service and spreads its calls over them; a start
+#             after SERVICE_INSTANCES changed restarts a running edge with the new instances)
 #   ports SVC print the port of every instance of a service, one a line (the gateway balances over them)
 #   kill      kill -9 one instance, e.g. `kill inbound-2` (fault tests)
 #   restart   stop and start one instance, e.g. `restart outbound-1`
@@ -57,6 +59,24 @@ all_instances() {
   done
 }
 pid_path() { echo "$DIR/pids/$1.pid"; }
+# the service URLs a running edge instance was started with
+downstream_path() { echo "$DIR/pids/$1.downstream"; }
+
+# Every instance of a service as a comma-separated URL list.
+instance_urls() {
+  local svc=$1 i out=""
+  for ((i = 1; i <= $(instances_of "$svc"); i++)); do out+="${out:+,}http://127.0.0.1:$(instance_port "$svc-$i")"; done
+  echo "$out"
+}
+# Edge's service URLs: every instance of each service (edge goes round robin over a list, as a Service balances
+# its pods in a cluster), so a scaled service gets its share of edge's calls. The other services' clients
+# (outbound's and inbound's existence checks on social-graph) keep one URL, the first instance.
+edge_downstream() {
+  echo "SOCIAL_GRAPH_URL=$(instance_urls social-graph)"
+  echo "OUTBOUND_URL=$(instance_urls outbound)"
+  echo "INBOUND_URL=$(instance_urls inbound)"
+  echo "SEARCH_URL=$(instance_urls search)"
+}
 log_path() { echo "$DIR/logs/$1.log"; }
 
 # Prints the PID when the recorded process (pid + start time, so a recycled PID never matches) still runs.
@@ -90,10 +110,13 @@ start_instance() {
   # the stack's endpoints, then what differs per instance; `env -i` keeps the instance free of our shell
   local envs=()
   mapfile -t envs < <(grep -E '^[A-Z_]+=' "$ENV_FILE")
-  envs+=(HTTP_HOST=127.0.0.1 "HTTP_PORT=$port" "SOCIAL_GRAPH_URL=http://127.0.0.1:$(base_port social-graph)")
-  # edge reaches every service through its first instance
-  envs+=("OUTBOUND_URL=http://127.0.0.1:$(base_port outbound)" "INBOUND_URL=http://127.0.0.1:$(base_port inbound)")
-  envs+=("SEARCH_URL=http://127.0.0.1:$(base_port search)")
+  envs+=(HTTP_HOST=127.0.0.1 "HTTP_PORT=$port")
+  if [ "$svc" = edge ]; then
+    edge_downstream > "$(downstream_path "$inst")"
+    mapfile -t -O "${#envs[@]}" envs < "$(downstream_path "$inst")"
+  else
+    envs+=("SOCIAL_GRAPH_URL=http://127.0.0.1:$(base_port social-graph)")
+  fi
   envs+=("PATH=$PATH" "HOME=$HOME" "LOG_LEVEL=${LOG_LEVEL:-INFO}")
   setsid env -i "${envs[@]}" java "${JAVA_OPTS[@]}" -jar "$jar" >> "$logf" 2>&1 < /dev/null &
   local pid=$!
@@ -123,7 +146,7 @@ stop_instance() {
   while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   if alive "$pid"; then log "$inst (pid $pid) still running after ${STOP_TIMEOUT}s: KILL"; kill -KILL "$pid" 2>/dev/null || true; fi
   while alive "$pid"; do sleep 0.1; done
-  rm -f "$(pid_path "$inst")"
+  rm -f "$(pid_path "$inst")" "$(downstream_path "$inst")"
   log "$inst stopped (pid $pid)"
 }
 
@@ -146,7 +169,15 @@ print_table() {
 cmd_start() {
   [ -f "$ENV_FILE" ] || die "no $ENV_FILE: start the stores first (ci/stack.sh up) or set NEWSFEED_STACK_ENV"
   local inst started=$SECONDS todo=()
-  for inst in $(all_instances); do instance_pid "$inst" >/dev/null || todo+=("$inst"); done
+  for inst in $(all_instances); do
+    # a running edge started with other instances of the services than SERVICE_INSTANCES gives now: restart it
+    if [ "${inst%-*}" = edge ] && instance_pid "$inst" >/dev/null \
+        && ! edge_downstream | cmp -s - "$(downstream_path "$inst")"; then
+      log "$inst: the services' instances changed, restarting it with $(edge_downstream | tr '\n' ' ')"
+      stop_instance "$inst"
+    fi
+    instance_pid "$inst" >/dev/null || todo+=("$inst")
+  done
   if [ ${#todo[@]} -eq 0 ]; then log "already running"; print_table; return 0; fi
   # social-graph first: inbound reads friends from it
   for inst in "${todo[@]}"; do start_instance "$inst"; done

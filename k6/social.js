@@ -7,8 +7,9 @@ import { SEED } from './lib/config.js';
 import { req, send, sendAll, json, link, idOf } from './lib/api.js';
 import { shape, newestFirst } from './lib/shapes.js';
 import { Rng } from './lib/random.js';
-import { baseOptions, arrivalScenario, scenarioThresholds } from './lib/options.js';
+import { baseOptions } from './lib/options.js';
 import { socialSettings } from './lib/profiles.js';
+import { openLoop, friendPairs } from './lib/workload.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -21,47 +22,11 @@ const EXEC = {
   search: 'search',
 };
 
-const shareTotal = S.scenarios.reduce((sum, name) => sum + (S.shares[name] || 0), 0);
-const enabled = S.scenarios.filter((name) => {
-  if (!EXEC[name]) throw new Error(`unknown scenario '${name}' in SCENARIOS (one of ${Object.keys(EXEC)})`);
-  return S.shares[name] > 0;
-});
-
-function postsScenarioDuration(ratePerSec) {
-  // with POSTS_PER_USER every participant posts exactly that often, then the post scenario ends
-  if (S.postsPerUser <= 0 || S.stages.length) return S.duration;
-  return `${Math.ceil((S.participants * S.postsPerUser) / ratePerSec)}s`;
-}
-
-function scenarios() {
-  const out = {};
-  for (const name of enabled) {
-    const share = S.shares[name] / shareTotal;
-    const ratePerSec = S.rate * share;
-    out[name] = arrivalScenario(EXEC[name], {
-      ratePerSec,
-      share,
-      duration: name === 'post_outbound' ? postsScenarioDuration(ratePerSec) : S.duration,
-      stages: S.stages,
-      preAllocatedVUs: Math.ceil(S.preAllocatedVUs * share - 1e-9),
-      maxVUs: Math.ceil(S.maxVUs * share - 1e-9),
-    });
-  }
-  return out;
-}
-
-function thresholds() {
-  const t = {
-    http_req_failed: [`rate<${S.thresholds.failedRate}`],
-    checks: [`rate>=${S.thresholds.checksRate}`],
-  };
-  for (const name of enabled) Object.assign(t, scenarioThresholds(name, S.thresholds));
-  return t;
-}
+const { scenarios, thresholds } = openLoop(S, EXEC);
 
 export const options = baseOptions({
-  scenarios: scenarios(),
-  thresholds: thresholds(),
+  scenarios,
+  thresholds,
   batch: S.setupBatch,
   batchPerHost: S.setupBatch,
 });
@@ -85,25 +50,10 @@ function createParticipants() {
   return ids;
 }
 
-// Each participant befriends between MIN_FRIENDS and MAX_FRIENDS others, so its degree is at least that.
-function friendPairs(count) {
-  const rng = Rng.of(SEED, 'friends', count);
-  const pairs = new Map();
-  const wanted = Math.min(count - 1, S.maxFriends);
-  for (let i = 0; i < count; i++) {
-    const k = rng.int(Math.min(S.minFriends, wanted), wanted);
-    for (const j of rng.sample(count, k + 1, i).slice(0, k)) {
-      const key = i < j ? `${i}-${j}` : `${j}-${i}`;
-      if (!pairs.has(key)) pairs.set(key, [i, j]);
-    }
-  }
-  return [...pairs.values()];
-}
-
 export function setup() {
   const ids = createParticipants();
   if (ids.length < 2) exec.test.abort(`setup created ${ids.length} of ${S.participants} participants`);
-  const pairs = friendPairs(ids.length);
+  const pairs = friendPairs(S, SEED, ids.length);
   const results = sendAll(pairs.map(([a, b]) => req.befriend(ids[a], ids[b], { tags: { phase: 'setup' } })),
     S.setupBatch);
   let friended = 0;

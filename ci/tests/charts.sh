@@ -173,6 +173,8 @@ for p in "${PROFILES[@]}"; do
     if [ "$c" = "$UMBRELLA" ]; then
       check "$name: social-graph and inbound read REDIS_URL from Secret $RELEASE-redis-auth, NetworkPolicies let them reach Redis" \
         manifests redis-clients "$RELEASE" "$WORK/render/$ns/a.yaml"
+      check "$name: every k6 CronJob's script and the lib/ modules it imports are in its scripts volume, with the services' URLs" \
+        manifests k6-scripts "$WORK/render/$ns/a.yaml"
     fi
     check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
     images_check "$name" "$c" "$WORK/render/$ns" "$f"

@@ -5,6 +5,7 @@
 #   social         a short open-loop social run (PROFILE=ci, LOAD_TEST_DURATION, LOAD_TEST_RATE)
 #   fanout         one poster with LOAD_TEST_FOLLOWERS followers, every sampled feed must get the post
 #   experiment     the benchmark workload (posts, reads, searches) with CHECK_EVERY=3: deep and status-only checks
+#   graphql        the classic client's GraphQL mode through edge, tiny: every scenario's checks ran and passed
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
 # Each run passes only with k6 exit 0, every threshold ok in summary.json and the dashboard HTML written.
@@ -121,6 +122,24 @@ if run experiment experiment 0 RATE=30 DURATION=15s K6_WEB_DASHBOARD_PERIOD=1s P
     pass experiment
   else
     fail experiment "the status-only and the deep checks of every scenario did not all run and pass ($summary)"
+  fi
+fi
+
+# the classic client's GraphQL mode through the local edge (graphql.js), tiny: setup's mutations, then each of the
+# five scenarios' documents; every check of every scenario must have run and passed
+if run graphql graphql 0 PROFILE=ci RATE=10 DURATION="${LOAD_TEST_GRAPHQL_DURATION:-20s}" PARTICIPANTS=30 \
+    MIN_FRIENDS=1 MAX_FRIENDS=4 K6_WEB_DASHBOARD_PERIOD=1s; then
+  summary=$NEWSFEED_RUN/reports/load-test-graphql-$STAMP/summary.json
+  if jq -e '[.. | objects | select(has("passes") and has("fails") and has("name"))] as $c
+      | ($c | map(select(.fails > 0)) | length) == 0
+      and (["setup participant: created", "setup friends: created",
+            "post outbound: the poster, no errors", "read inbound: the first page, newest first, no errors",
+            "read outbound: the first page, newest first, no errors",
+            "read friends: participants of the run with their names, no errors", "search: posters as ids, no errors"]
+           | map(. as $n | $c | map(select(.name == $n and .passes > 0)) | length == 1) | all)' "$summary" >/dev/null; then
+    pass graphql
+  else
+    fail graphql "a check of the GraphQL scenarios did not run or failed ($summary)"
   fi
 fi
 

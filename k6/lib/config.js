@@ -39,6 +39,8 @@ export const urls = {
   outbound: trimSlash(str('OUTBOUND_URL', BASE_URL)),
   inbound: trimSlash(str('INBOUND_URL', BASE_URL)),
   search: trimSlash(str('SEARCH_URL', BASE_URL)),
+  // the GraphQL API (graphql.js); a gateway routes `/` and `/graphql` to edge
+  edge: trimSlash(str('EDGE_URL', BASE_URL)),
 };
 
 // True when at least one service has its own URL: health and /metrics are per service and a gateway

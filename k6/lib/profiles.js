@@ -1,5 +1,5 @@
-// Named load profiles of social.js (PROFILE=smoke|ci|load|stress). A profile only sets defaults: every
-// value can still be overridden by its own env var (RATE, DURATION, PARTICIPANTS, ...).
+// Named load profiles of social.js and graphql.js (PROFILE=smoke|ci|load|stress). A profile only sets defaults:
+// every value can still be overridden by its own env var (RATE, DURATION, PARTICIPANTS, ...).
 import { str, int, num } from './config.js';
 import { parseStages } from './options.js';
 
@@ -17,8 +17,24 @@ export const PROFILES = {
   },
 };
 
-// The settings of a social.js run: profile defaults overridden by env vars.
-export function socialSettings() {
+// The scenarios of each workload: name -> [env var of its share of RATE, default share].
+export const SOCIAL_SHARES = {
+  post_outbound: ['POST_SHARE', 0.3],
+  read_inbound: ['INBOUND_SHARE', 0.4],
+  read_outbound: ['OUTBOUND_SHARE', 0.2],
+  search: ['SEARCH_SHARE', 0.1],
+};
+// graphql.js: the same, and the classic client's friends query (every friend's name: 1 + N calls behind it)
+export const GRAPHQL_SHARES = {
+  post_outbound: ['POST_SHARE', 0.3],
+  read_inbound: ['INBOUND_SHARE', 0.3],
+  read_outbound: ['OUTBOUND_SHARE', 0.15],
+  read_friends: ['FRIENDS_SHARE', 0.15],
+  search: ['SEARCH_SHARE', 0.1],
+};
+
+// The settings of a social.js (or graphql.js, with GRAPHQL_SHARES) run: profile defaults overridden by env vars.
+export function socialSettings(shareVars = SOCIAL_SHARES) {
   const name = str('PROFILE', 'load');
   const p = PROFILES[name];
   if (!p) throw new Error(`unknown PROFILE '${name}' (one of ${Object.keys(PROFILES).join(', ')})`);
@@ -35,13 +51,8 @@ export function socialSettings() {
     storyWords: int('STORY_WORDS', 40),
     searchKeywords: int('SEARCH_KEYWORDS', 1),
     feedLimit: int('FEED_LIMIT', 20),
-    shares: {
-      post_outbound: num('POST_SHARE', 0.3),
-      read_inbound: num('INBOUND_SHARE', 0.4),
-      read_outbound: num('OUTBOUND_SHARE', 0.2),
-      search: num('SEARCH_SHARE', 0.1),
-    },
-    scenarios: str('SCENARIOS', 'post_outbound,read_inbound,read_outbound,search').split(',')
+    shares: Object.fromEntries(Object.entries(shareVars).map(([name, [variable, def]]) => [name, num(variable, def)])),
+    scenarios: str('SCENARIOS', Object.keys(shareVars).join(',')).split(',')
       .map((x) => x.trim()).filter(Boolean),
     preAllocatedVUs: int('PRE_ALLOCATED_VUS', p.vus),
     maxVUs: int('MAX_VUS', p.maxVus),

@@ -1,4 +1,4 @@
-// Predicates for the classic JSON shapes of docs/contracts.md, used by checks.
+// Predicates for the classic JSON shapes of docs/contracts.md (and of the GraphQL answers), used by checks.
 const LINK = /^\/participant\/\d+$/;
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -15,6 +15,10 @@ export const shape = {
     && isText(i.subject) && isText(i.story),
   error: (e, status) => isObject(e) && isText(e.error) && e.error.length > 0 && isText(e.message)
     && e.status === status,
+  // the GraphQL API's (ids are GraphQL IDs: the number as a string; feed items as the classic client selects them)
+  gqlRef: (p) => isObject(p) && isText(p.id) && /^\d+$/.test(p.id),
+  gqlFriend: (p) => isObject(p) && isText(p.id) && /^\d+$/.test(p.id) && isText(p.name) && p.name.length > 0,
+  gqlPost: (o) => isObject(o) && isTime(o.occurred) && isText(o.subject) && isText(o.story),
   arrayOf: (items, itemShape) => Array.isArray(items) && items.every((x) => itemShape(x)),
   links: (items) => Array.isArray(items) && items.every(isLink),
 };

@@ -17,6 +17,9 @@
   redis-clients RELEASE RENDER  the services that cache in Redis (social-graph, inbound) read REDIS_URL from
                                 Secret `<release>-redis-auth` key redis-url, which is rendered, and their
                                 NetworkPolicy (when rendered) lets them reach Redis
+  k6-scripts RENDER             every k6 CronJob runs a script its scripts volume mounts, every `./lib/x.js` the
+                                scripts import (transitively) is mounted at lib/x.js, and its env names the
+                                services (BASE_URL, or each service's URL: EDGE_URL for graphql.js)
   summary RENDER                one `Kind name` line per object
   images OUT RENDER CHART_DIR [VALUES...]
                                 every image RENDER runs (pod specs, and the images of the operators' custom
@@ -347,7 +350,9 @@ def cmd_expect(release):
         out.append(("jobs.batch", ".", 1))
     if on("k6", "enabled"):
         for name, sc in ((v.get("k6") or {}).get("scenarios") or {}).items():
-            if isinstance(sc, dict) and sc.get("enabled", True):
+            # graphql.js drives edge: no CronJob without it
+            needs_edge = isinstance(sc, dict) and (sc.get("script") or f"{name}.js") == "graphql.js"
+            if isinstance(sc, dict) and sc.get("enabled", True) and (on("edge", "enabled") or not needs_edge):
                 out.append(("cronjobs.batch", f"^{release}-k6-{name}$", 1))
         if on("k6", "operator", "enabled"):
             out.append(("testruns.k6.io", ".", 1))
@@ -674,6 +679,49 @@ def cmd_redis_disabled(values_path, stack_list):
         print(p)
     print(f"chart and stack disable: {' '.join(sorted(stack))}; {len(problems)} problems")
     return 1 if problems else 0
+IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"](\./[^'"]+)['"]""", re.M)
+
+
+def cmd_k6_scripts(path):
+    """The CronJobs' scripts and everything they import are in the mounted scripts ConfigMap, at the paths the
+    relative imports resolve to; each run is told where the services are."""
+    docs = load(path)
+    maps = {name_of(d): d.get("data") or {} for d in docs if d["kind"] == "ConfigMap"}
+    problems, checked = [], []
+    for job in (d for d in docs if d["kind"] == "CronJob" and "newsfeed.io/k6-scenario" in
+                (d.get("metadata", {}).get("labels") or {})):
+        where = f"CronJob/{name_of(job)}"
+        spec = pod_spec(job) or {}
+        container = (spec.get("containers") or [{}])[0]
+        mount = next((m for m in container.get("volumeMounts") or [] if m.get("name") == "scripts"), {})
+        volume = next((v for v in spec.get("volumes") or [] if v.get("name") == "scripts"), {})
+        data = maps.get((volume.get("configMap") or {}).get("name"), {})
+        files = {i["path"]: data.get(i["key"]) for i in (volume.get("configMap") or {}).get("items") or []}
+        script = (container.get("args") or [""])[-1]
+        rel = os.path.relpath(script, mount.get("mountPath", "/scripts")) if script.startswith("/") else script
+        checked.append(f"{name_of(job)} ({rel})")
+        todo, seen = [rel], set()
+        while todo:
+            f = todo.pop()
+            if f in seen:
+                continue
+            seen.add(f)
+            if files.get(f) is None:
+                problems.append(f"{where}: {f} is not mounted from its scripts ConfigMap (mounted: {sorted(files)})")
+                continue
+            for imp in IMPORT.findall(files[f]):
+                todo.append(os.path.normpath(os.path.join(os.path.dirname(f), imp)))
+        env = {e.get("name") for e in container.get("env") or []}
+        wanted = ["EDGE_URL"] if rel == "graphql.js" else ["SOCIAL_GRAPH_URL", "OUTBOUND_URL", "INBOUND_URL",
+                                                            "SEARCH_URL"]
+        if "BASE_URL" not in env and not all(w in env for w in wanted):
+            problems.append(f"{where}: neither BASE_URL nor {', '.join(wanted)} in its env ({sorted(env)})")
+    for p in problems:
+        print(p)
+    print(f"checked {', '.join(checked) or 'no k6 CronJob'}: {len(problems)} problems")
+    # scripts shipped but no CronJob found: the label this looks for changed, not a profile without k6
+    shipped = any(n.endswith("-k6-scripts") for n in maps)
+    return 1 if problems or (shipped and not checked) else 0
 
 
 def cmd_summary(path):
@@ -703,6 +751,8 @@ def main(argv):
         return cmd_expect(argv[1])
     if len(argv) == 3 and argv[0] == "redis-clients":
         return cmd_redis_clients(argv[1], argv[2])
+    if len(argv) == 2 and argv[0] == "k6-scripts":
+        return cmd_k6_scripts(argv[1])
     if len(argv) == 2 and argv[0] == "summary":
         return cmd_summary(argv[1])
     if len(argv) >= 4 and argv[0] == "images":

@@ -33,10 +33,10 @@ public final class EdgeVerticle extends VerticleBase {
     web = HttpBootstrap.webClient(vertx, "newsfeed-edge", config.downstreamConnections());
     long timeout = config.downstreamTimeoutMs();
     RestApi api = new RestApi(
-        new Downstream("social-graph", config.socialGraphUrl(), web, timeout, registry),
-        new Downstream("outbound", config.outboundUrl(), web, timeout, registry),
-        new Downstream("inbound", config.inboundUrl(), web, timeout, registry),
-        new Downstream("search", config.searchUrl(), web, timeout, registry));
+        new Downstream("social-graph", config.socialGraphUrls(), web, timeout, registry),
+        new Downstream("outbound", config.outboundUrls(), web, timeout, registry),
+        new Downstream("inbound", config.inboundUrls(), web, timeout, registry),
+        new Downstream("search", config.searchUrls(), web, timeout, registry));
     GraphQLHandler graphql = GraphQLHandler.create(ClassicSchema.create(api));
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.maxBodyBytes());   // no uploads to the FS
 

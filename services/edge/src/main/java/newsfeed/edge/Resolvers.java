@@ -12,14 +12,19 @@ import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
 /**
  * Every field of classic.graphqls, each resolved by one call to a service's REST API (or none, when the id is
- * all it needs). Nothing here decides what is valid: the services do, and their 4xx become the field's error.
+ * all it needs and a service already answered it). Nothing here decides what is valid: the services do, and
+ * their 4xx become the field's error.
  */
 final class Resolvers {
+  /** The Participant fields resolved by a call that answers 404 for an unknown participant. */
+  private static final Set<String> ASKS_ITS_SERVICE = Set.of("name", "link", "friends", "inbound", "outbound");
+
   private final RestApi api;
 
   Resolvers(RestApi api) {
@@ -29,7 +34,7 @@ final class Resolvers {
   RuntimeWiring wiring() {
     return RuntimeWiring.newRuntimeWiring()
         .type("Query", t -> t
-            .dataFetcher("participant", env -> ParticipantRef.of(Ids.participant("id", env.getArgument("id"))))
+            .dataFetcher("participant", async(this::askedParticipant))
             .dataFetcher("posters", async(env -> api.posters(env.getArgument("keywords")).map(Resolvers::refs))))
         .type("Mutation", t -> t
             .dataFetcher("createParticipant", mutation(env -> {
@@ -81,6 +86,29 @@ final class Resolvers {
 
   private Future<JsonObject> participant(DataFetchingEnvironment env) {
     return Participants.of(env.getGraphQlContext(), api).load(env.getSource());
+  }
+
+  /**
+   * `participant(id)`: an id a client asked for, so it may belong to no one. When the query selects a field whose
+   * call asks a service about this participant ({@link #ASKS_ITS_SERVICE}: social-graph, outbound or inbound
+   * answer 404 for an unknown id) that call is the check; otherwise (`{ id }`, `{ __typename }`) the participant
+   * is loaded here, through the request's {@link Participants}, so an unknown id is the same 404 whatever is
+   * selected, and `{ id name }` or the same id asked twice still costs one call.
+   *
+   * <p>Every other participant edge resolves needs no check: a service named it in an answer, so it is what
+   * that service holds, and asking social-graph again would only double the calls. A create's answer; the ends
+   * of a friendship social-graph stored (it refuses unknown ids); the poster of a post outbound accepted (it
+   * refuses an unknown poster, or takes the post when social-graph cannot tell: its rule, not edge's); the ends
+   * of feed items and search's posters, all written from such posts. Participants are never deleted.
+   */
+  private Future<ParticipantRef> askedParticipant(DataFetchingEnvironment env) {
+    ParticipantRef ref = ParticipantRef.of(Ids.participant("id", env.getArgument("id")));
+    boolean checkedByItsFields = env.getSelectionSet().getImmediateFields().stream()
+        .anyMatch(f -> ASKS_ITS_SERVICE.contains(f.getName()));
+    if (checkedByItsFields) {
+      return Future.succeededFuture(ref);
+    }
+    return Participants.of(env.getGraphQlContext(), api).load(ref).map(p -> new ParticipantRef(ref.id(), p));
   }
 
   /** A fetcher of a Vert.x future: graphql-java waits on its CompletionStage. */

@@ -3,6 +3,7 @@ package newsfeed.edge;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -18,7 +19,7 @@ class EdgeConfigTest {
     assertEquals(8080, c.httpPort());
     assertEquals(Duration.ofSeconds(20), c.shutdownGrace());
     assertEquals(131072, c.maxBodyBytes());
-    assertEquals("http://localhost:8080", c.socialGraphUrl());
+    assertEquals(List.of("http://localhost:8080"), c.socialGraphUrls());
     assertEquals(12_000, c.downstreamTimeoutMs());
     assertEquals(32, c.downstreamConnections());
   }
@@ -30,8 +31,18 @@ class EdgeConfigTest {
         "SOCIAL_GRAPH_URL", "http://sg:8080/", "OUTBOUND_URL", "http://ob:8080",
         "INBOUND_URL", "https://ib", "SEARCH_URL", "http://se:1",
         "DOWNSTREAM_TIMEOUT_MS", "500", "DOWNSTREAM_CONNECTIONS", "4"));
-    assertEquals(new EdgeConfig("127.0.0.1", 18085, Duration.ofSeconds(3), 4096, "http://sg:8080",
-        "http://ob:8080", "https://ib", "http://se:1", 500, 4), c);
+    assertEquals(new EdgeConfig("127.0.0.1", 18085, Duration.ofSeconds(3), 4096, List.of("http://sg:8080"),
+        List.of("http://ob:8080"), List.of("https://ib"), List.of("http://se:1"), 500, 4), c);
+  }
+
+  @Test
+  void aServiceUrlMayBeAListOfInstances() {
+    EdgeConfig c = EdgeConfig.fromEnv(Map.of("OUTBOUND_URL", "http://127.0.0.1:18082, http://127.0.0.1:18092/"));
+    assertEquals(List.of("http://127.0.0.1:18082", "http://127.0.0.1:18092"), c.outboundUrls());
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> EdgeConfig.fromEnv(Map.of("INBOUND_URL", "http://ib:1,"))).getMessage().contains("INBOUND_URL"));
+    assertTrue(assertThrows(IllegalArgumentException.class,
+        () -> EdgeConfig.fromEnv(Map.of("SEARCH_URL", "http://se:1,se:2"))).getMessage().contains("SEARCH_URL"));
   }
 
   @Test

@@ -23,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Edge in front of the four running services (their URLs from the environment, as ci/services.sh prints them):
- * an unknown participant is a 404 carried from the service, bad input (a query that does not validate, a field
- * the service refuses) is a 400 and stores nothing, and a service that stops answering is a 503 until it is back.
+ * an unknown participant is a 404 carried from the service whatever the query selects (`{ id }` too), bad input
+ * (a query that does not validate, a field the service refuses) is a 400 and stores nothing, and a service that
+ * stops answering is a 503 until it is back.
  */
 class EdgeServiceIT {
   private static final String[] URLS = {"SOCIAL_GRAPH_URL", "OUTBOUND_URL", "INBOUND_URL", "SEARCH_URL"};
@@ -90,6 +91,8 @@ class EdgeServiceIT {
     long unknown = Long.MAX_VALUE - 17;
     String[] queries = {
         "query { participant(id: " + unknown + ") { name } }",
+        "query { participant(id: " + unknown + ") { id } }",
+        "query { participant(id: " + unknown + ") { __typename } }",
         "query { participant(id: " + unknown + ") { friends { id, name } } }",
         "query { participant(id: " + unknown + ") { outbound { subject } } }",
         "query { participant(id: " + unknown + ") { inbound { subject } } }",

@@ -1,6 +1,7 @@
 package newsfeed.edge;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -15,35 +16,46 @@ import static newsfeed.common.testing.Waiting.freePort;
 
 /** The edge verticle deployed in the test's Vert.x on a free port, configured from environment variables. */
 final class RunningEdge implements AutoCloseable {
+  /** A test's own limit: an edge that hangs fails the test instead of blocking the build. */
+  private static final long CLIENT_TIMEOUT_MS = 30_000;
   final int port;
   final PrometheusMeterRegistry registry = ServiceMetrics.create("edge");
   private final Vertx vertx;
   private final WebClient http;
   private final String deploymentId;
 
-  RunningEdge(Vertx vertx, Map<String, String> downstream) throws Exception {
+  /** {@code env}: the services' URLs, and any other setting (DOWNSTREAM_TIMEOUT_MS is 3000 unless given). */
+  RunningEdge(Vertx vertx, Map<String, String> env) throws Exception {
     this.vertx = vertx;
     this.port = freePort();
-    Map<String, String> env = new HashMap<>(downstream);
-    env.put("HTTP_HOST", "127.0.0.1");
-    env.put("HTTP_PORT", Integer.toString(port));
-    env.put("SHUTDOWN_GRACE_SECONDS", "2");
-    env.put("DOWNSTREAM_TIMEOUT_MS", "3000");
+    Map<String, String> all = new HashMap<>();
+    all.put("DOWNSTREAM_TIMEOUT_MS", "3000");
+    all.putAll(env);
+    all.put("HTTP_HOST", "127.0.0.1");
+    all.put("HTTP_PORT", Integer.toString(port));
+    all.put("SHUTDOWN_GRACE_SECONDS", "2");
     this.http = WebClient.create(vertx);
-    this.deploymentId = vertx.deployVerticle(new EdgeVerticle(EdgeConfig.fromEnv(env), registry)).await();
+    this.deploymentId = vertx.deployVerticle(new EdgeVerticle(EdgeConfig.fromEnv(all), registry)).await();
   }
 
   /** POST {"query": ...} to {@code path} as the classic client does. */
   HttpResponse<Buffer> query(String path, String query) {
-    return post(path, "application/json", new JsonObject().put("query", query).toBuffer());
+    return queryAsync(path, query).await();
+  }
+
+  /** The same, without waiting for the answer. */
+  Future<HttpResponse<Buffer>> queryAsync(String path, String query) {
+    return http.post(port, "127.0.0.1", path).timeout(CLIENT_TIMEOUT_MS)
+        .putHeader("Content-Type", "application/json").sendBuffer(new JsonObject().put("query", query).toBuffer());
   }
 
   HttpResponse<Buffer> post(String path, String contentType, Buffer body) {
-    return http.post(port, "127.0.0.1", path).putHeader("Content-Type", contentType).sendBuffer(body).await();
+    return http.post(port, "127.0.0.1", path).timeout(CLIENT_TIMEOUT_MS).putHeader("Content-Type", contentType)
+        .sendBuffer(body).await();
   }
 
   HttpResponse<Buffer> get(String uri) {
-    return http.get(port, "127.0.0.1", uri).send().await();
+    return http.get(port, "127.0.0.1", uri).timeout(CLIENT_TIMEOUT_MS).send().await();
   }
 
   @Override
