@@ -3,7 +3,7 @@
 # ci/cluster/install.sh — images built and imported, the local stack bound to the node IP, helm install --wait
 # (every pod Ready, the schema Jobs complete), helm test, the API from a pod through the Services, k6 smoke and
 # social Jobs. Each of its steps is one check; its timings and each service pod's start-to-Ready are notes.
-# On the release: the postgresql section (ci/tests/cluster/postgresql.sh), the ingress one (ingress.sh) and the
+# On the release: the k6 graphql Job, the postgresql section (ci/tests/cluster/postgresql.sh), the ingress one (ingress.sh) and the
 # scaling one (scaling.sh). Then install.sh down: release, CloudNativePG and its volume gone, no process of the
 # node stack left.
 # shellcheck shell=bash
@@ -22,8 +22,30 @@ done < <(bash ci/cluster/install.sh 2> "$chart_log")
 # nine steps: a missing ok line is a step that never ran (the script stopped before it)
 [ "$chart_steps" -eq 9 ] || fail_now "ci/cluster/install.sh ran all 9 steps ($chart_steps ok; log $chart_log)"
 
-# on the installed release, before its down: its PostgreSQL, through Traefik, then the scaling runner and the HPA
+# the classic client's GraphQL mode as k6 runs it in the cluster: the CronJob's script, its lib/ imports and
+# EDGE_URL, through edge to the four Services (PROFILE=ci of values/local-node.yaml, 40 s at 10 it/s); a failed
+# threshold fails the Job (backoffLimit 0)
+chart_k6_graphql() {
+  local name deadline=$((SECONDS + 300)) s f
+  name=k6-graphql-$(date +%s)
+  kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" create job --from=cronjob/newsfeed-k6-graphql "$name" || return 1
+  while :; do
+    s=$(kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" get "job/$name" -o jsonpath='{.status.succeeded}')
+    f=$(kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" get "job/$name" -o jsonpath='{.status.failed}')
+    if [ "${s:-0}" -ge 1 ] || [ "${f:-0}" -ge 1 ] || [ $SECONDS -ge $deadline ]; then break; fi
+    sleep 3
+  done
+  kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" logs "job/$name" --tail=40
+  [ "${s:-0}" -ge 1 ]
+}
+
+# on the installed release, before its down: k6's GraphQL run, its PostgreSQL, through Traefik, then the scaling
+# runner and the HPA
 if [ "$chart_steps" -eq 9 ]; then
+  t=$SECONDS
+  kcheck "k6 graphql Job from cronjob/newsfeed-k6-graphql (the classic GraphQL mode through edge) succeeds" \
+    chart_k6_graphql
+  note "the k6 graphql Job took $((SECONDS - t)) s"
   . ci/tests/cluster/postgresql.sh
   . ci/tests/cluster/ingress.sh
   . ci/tests/cluster/scaling.sh
