@@ -4,7 +4,8 @@
 # ci/cluster/ingress/values.yaml, and the classic API answers through the chart's Ingress from this machine
 # (ci/cluster/api-check.sh with the Ingress host resolved to the controller's ClusterIP: participants, a
 # friendship, a post, the friend's inbound, a keyword search, edge's GraphQL on /graphql), the classic client's
-# form creates and a GraphQL mutation on /, plus GET /participant/{id}, a foreign Host's
+# form creates and a GraphQL mutation on /, the classic load client's sequence in its three modes
+# (services/e2e ClassicClientIT), plus GET /participant/{id}, a foreign Host's
 # 404, Traefik's access log naming each route's service, and `helm test` with the chart's gateway test. The
 # release goes back without the Ingress and the controller is removed.
 # shellcheck shell=bash
@@ -38,6 +39,13 @@ ing_classic_form() {
     ing_curl -f -X POST -H 'Content-Type: application/json' \
       -d '{"query":"mutation { createParticipant(input: {name: \"Graph Ingrid\"}) { id name } }"}' "http://$ING_HOST/" |
       tee /dev/stderr | grep -q '"name":"Graph Ingrid"'
+}
+# the classic load client's whole request sequence in JSON, form and GraphQL mode with its integration test's
+# assertions (services/e2e ClassicClientIT), through the Ingress: Traefik's address, the Ingress host as Host
+ing_classic_replay() {
+  GATEWAY_URL=http://$ING_IP GATEWAY_HOST=$ING_HOST mvn -B -q -f services/e2e/pom.xml verify \
+    -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ClassicClientIT -Dfailsafe.failIfNoSpecifiedTests=false &&
+    [ "$(grep -ho 'tests="[0-9]*"' services/e2e/target/failsafe-reports/TEST-newsfeed.e2e.ClassicClientIT.xml)" != 'tests="0"' ]
 }
 ing_get_participant() {
   local id
@@ -90,6 +98,10 @@ kcheck "ingress: Traefik routes the Ingress (GET /outbound?keywords= is 200)" po
 note "ingress: routes live $((SECONDS - t)) s after the upgrade and status"
 kcheck "ingress: the classic API through the Ingress (participants, friends, post, inbound, search, GraphQL)" ing_api
 kcheck "ingress: classic form creates (200, Location) and a GraphQL mutation on / through the Ingress" ing_classic_form
+t=$SECONDS
+kcheck "ingress: the classic load client's sequence in JSON, form and GraphQL mode (ClassicClientIT) through the Ingress" \
+  ing_classic_replay
+note "ingress: the classic replay took $((SECONDS - t)) s"
 kcheck "ingress: GET /participant/{id} through the Ingress" ing_get_participant
 kcheck "ingress: a foreign Host is not routed (404)" ing_foreign_host
 kcheck "ingress: Traefik's access log names each route's service" ing_routes_logged

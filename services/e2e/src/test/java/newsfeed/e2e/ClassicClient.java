@@ -4,6 +4,7 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
@@ -17,7 +18,9 @@ import java.util.StringJoiner;
  * Requests as the classic load client (clojure-news-feed `client/load`, clj-http) sends them to the single API:
  * creates as form params (its default: URL-encoded UTF-8, spaces as '+'), as a JSON body (USE_JSON=true), or as
  * GraphQL (USE_GRAPHQL=true: `{"query": "..."}` POSTed to the root path); reads and searches as plain GETs, or
- * GraphQL queries. Like the classic client, any answer but 200 is a failure.
+ * GraphQL queries. Like the classic client, any answer but 200 is a failure. With GATEWAY_HOST set, every request
+ * carries that Host while it connects to the base URL's address: an Ingress's host name that only the cluster's
+ * DNS resolves, reached at the controller's address.
  */
 final class ClassicClient implements AutoCloseable {
   /** How creates (and, for GRAPHQL, the client's reads) are sent. */
@@ -27,6 +30,7 @@ final class ClassicClient implements AutoCloseable {
   private final WebClient http = WebClient.create(vertx, new WebClientOptions().setConnectTimeout(5_000));
   private final String base;
   private final Mode mode;
+  private final String virtualHost = System.getenv("GATEWAY_HOST");
 
   ClassicClient(String base, Mode mode) {
     this.base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
@@ -39,7 +43,7 @@ final class ClassicClient implements AutoCloseable {
 
   /** POST of a create; the fields in the order the classic client builds them. */
   Object create(String path, Map<String, String> fields) {
-    var request = http.postAbs(base + path).timeout(10_000);
+    var request = host(http.postAbs(base + path)).timeout(10_000);
     HttpResponse<Buffer> resp;
     if (mode == Mode.JSON) {
       JsonObject body = new JsonObject();
@@ -68,7 +72,7 @@ final class ClassicClient implements AutoCloseable {
 
   /** A GraphQL query or mutation POSTed to the root path as JSON; a 200 without `errors`, its `data`. */
   JsonObject graphql(String query) {
-    HttpResponse<Buffer> resp = http.postAbs(base + "/").timeout(10_000)
+    HttpResponse<Buffer> resp = host(http.postAbs(base + "/")).timeout(10_000)
         .putHeader("Content-Type", "application/json").putHeader("Accept", "application/json")
         .sendBuffer(new JsonObject().put("query", query).toBuffer()).await();
     JsonObject body = (JsonObject) ok("POST / " + query, resp);
@@ -79,7 +83,11 @@ final class ClassicClient implements AutoCloseable {
   }
 
   Object get(String pathAndQuery) {
-    return ok("GET " + pathAndQuery, http.getAbs(base + pathAndQuery).timeout(10_000).send().await());
+    return ok("GET " + pathAndQuery, host(http.getAbs(base + pathAndQuery)).timeout(10_000).send().await());
+  }
+
+  private HttpRequest<Buffer> host(HttpRequest<Buffer> request) {
+    return virtualHost == null || virtualHost.isBlank() ? request : request.virtualHost(virtualHost);
   }
 
   private static Object ok(String what, HttpResponse<Buffer> resp) {
