@@ -1,6 +1,6 @@
 package newsfeed.edge;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 
 import java.net.URI;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package newsfeed.edge;
 
-import newsfeed.common.Links;
+import newsfeed.common.model.Links;
 
 /** GraphQL ids are the numbers of the REST links: "42" (or 42, or "/participant/42") <-> /participant/42. */
 final class Ids {

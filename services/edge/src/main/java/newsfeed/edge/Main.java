@@ -1,6 +1,6 @@
 package newsfeed.edge;
 
-import newsfeed.common.ServiceMain;
+import newsfeed.common.lifecycle.ServiceMain;
 
 /** Starts the edge service; SIGTERM undeploys it gracefully (drain HTTP, close the clients) before exiting. */
 public final class Main {

@@ -3,7 +3,7 @@ package newsfeed.edge;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.Links;
+import newsfeed.common.model.Links;
 
 import java.util.Map;
 

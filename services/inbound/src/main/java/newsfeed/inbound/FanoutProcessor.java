@@ -1,6 +1,6 @@
 package newsfeed.inbound;
 
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.events.OutboundPostedEvent;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

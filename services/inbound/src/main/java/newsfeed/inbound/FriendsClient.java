@@ -1,6 +1,6 @@
 package newsfeed.inbound;
 
-import newsfeed.common.Links;
+import newsfeed.common.model.Links;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -1,6 +1,6 @@
 package newsfeed.inbound;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
 import newsfeed.common.kafka.ConsumerTuning;
 import newsfeed.common.redis.RedisConfig;

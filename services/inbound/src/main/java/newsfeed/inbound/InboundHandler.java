@@ -1,7 +1,7 @@
 package newsfeed.inbound;
 
 import newsfeed.common.http.ParticipantClient;
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 import newsfeed.common.http.FeedPage;
 
 import io.micrometer.core.instrument.MeterRegistry;

@@ -1,6 +1,6 @@
 package newsfeed.inbound;
 
-import newsfeed.common.TimeUuids;
+import newsfeed.common.events.TimeUuids;
 
 import io.vertx.core.json.JsonObject;
 import newsfeed.common.http.FeedPage;

@@ -1,6 +1,6 @@
 package newsfeed.inbound;
 
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.events.OutboundPostedEvent;
 
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;

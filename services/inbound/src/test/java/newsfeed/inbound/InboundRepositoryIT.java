@@ -1,8 +1,8 @@
 package newsfeed.inbound;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 

@@ -1,6 +1,6 @@
 package newsfeed.outbound;
 
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.metrics.StoreTimers;
 
 import io.micrometer.core.instrument.Counter;

@@ -1,6 +1,6 @@
 package newsfeed.outbound;
 
-import newsfeed.common.ServiceMain;
+import newsfeed.common.lifecycle.ServiceMain;
 
 /** Starts the outbound service; SIGTERM undeploys it gracefully (drain HTTP, flush Kafka, close) before exiting. */
 public final class Main {

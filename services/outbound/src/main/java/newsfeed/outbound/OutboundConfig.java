@@ -1,6 +1,6 @@
 package newsfeed.outbound;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
 
 import java.time.Duration;

@@ -1,7 +1,7 @@
 package newsfeed.outbound;
 
-import newsfeed.common.ApiError;
-import newsfeed.common.Params;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.http.Params;
 import newsfeed.common.http.FeedPage;
 import newsfeed.common.http.RequestBody;
 

@@ -1,8 +1,8 @@
 package newsfeed.outbound;
 
-import newsfeed.common.Links;
-import newsfeed.common.OutboundPostedEvent;
-import newsfeed.common.TimeUuids;
+import newsfeed.common.model.Links;
+import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.TimeUuids;
 
 import io.vertx.core.json.JsonObject;
 import newsfeed.common.http.FeedPage;

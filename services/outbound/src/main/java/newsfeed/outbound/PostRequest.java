@@ -1,7 +1,7 @@
 package newsfeed.outbound;
 
-import newsfeed.common.ApiError;
-import newsfeed.common.Links;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.model.Links;
 import newsfeed.common.http.JsonBody;
 
 import io.vertx.core.json.JsonObject;

@@ -1,7 +1,7 @@
 package newsfeed.outbound;
 
-import newsfeed.common.OutboundPostedEvent;
-import newsfeed.common.TimeUuids;
+import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.TimeUuids;
 
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.vertx.core.json.JsonObject;

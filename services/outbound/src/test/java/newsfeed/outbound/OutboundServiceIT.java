@@ -1,10 +1,10 @@
 package newsfeed.outbound;
 
 import newsfeed.common.http.FeedPage;
-import newsfeed.common.Env;
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.config.Env;
+import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.cassandra.CassandraConfig;
-import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;

@@ -1,6 +1,6 @@
 package newsfeed.outbound;
 
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

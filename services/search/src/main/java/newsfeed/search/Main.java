@@ -1,6 +1,6 @@
 package newsfeed.search;
 
-import newsfeed.common.ServiceMain;
+import newsfeed.common.lifecycle.ServiceMain;
 
 /** Starts the search service; SIGTERM undeploys it gracefully (drain HTTP, commit, close) before exiting. */
 public final class Main {

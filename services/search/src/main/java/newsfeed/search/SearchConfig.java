@@ -1,6 +1,6 @@
 package newsfeed.search;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 import newsfeed.common.kafka.ConsumerTuning;
 
 import java.time.Duration;

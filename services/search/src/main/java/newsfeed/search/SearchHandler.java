@@ -1,7 +1,7 @@
 package newsfeed.search;
 
-import newsfeed.common.ApiError;
-import newsfeed.common.Params;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.http.Params;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -1,7 +1,7 @@
 package newsfeed.search;
 
-import newsfeed.common.Links;
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.model.Links;
+import newsfeed.common.events.OutboundPostedEvent;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

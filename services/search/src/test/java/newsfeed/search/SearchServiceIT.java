@@ -10,7 +10,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.kafka.ConsumerTuning;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;

@@ -1,6 +1,6 @@
 package newsfeed.search;
 
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 

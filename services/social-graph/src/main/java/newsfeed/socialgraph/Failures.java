@@ -1,8 +1,8 @@
 package newsfeed.socialgraph;
 
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
-import newsfeed.common.RateLimitedLog;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.logging.RateLimitedLog;
 import org.slf4j.LoggerFactory;
 
 /** Turns a failed operation into its answer: API errors as they are, anything else is PostgreSQL failing: 503. */

@@ -1,7 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.Links;
+import newsfeed.common.model.Links;
 
 /** One directed row of `friendship`; the classic API shape is {id, from, to} with participant links. */
 public record Friend(long id, long from, long to) {

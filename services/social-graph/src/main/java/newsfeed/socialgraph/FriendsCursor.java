@@ -1,6 +1,6 @@
 package newsfeed.socialgraph;
 
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

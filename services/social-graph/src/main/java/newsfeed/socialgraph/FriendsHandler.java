@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
-import newsfeed.common.Params;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.http.Params;
 import newsfeed.common.http.JsonBody;
 import newsfeed.common.http.RequestBody;
 

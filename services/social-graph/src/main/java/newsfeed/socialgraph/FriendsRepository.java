@@ -5,7 +5,7 @@ import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowIterator;
 import io.vertx.sqlclient.Tuple;
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -6,7 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
-import newsfeed.common.RateLimitedLog;
+import newsfeed.common.logging.RateLimitedLog;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 import newsfeed.common.http.JsonBody;
 
 /** Validation of the social-graph request bodies beyond what {@link JsonBody} checks; bad input is a 400. */

@@ -1,6 +1,6 @@
 package newsfeed.socialgraph;
 
-import newsfeed.common.ServiceMain;
+import newsfeed.common.lifecycle.ServiceMain;
 
 /** Starts the social-graph service; SIGTERM undeploys it gracefully (drain HTTP, close the pools) before exiting. */
 public final class Main {

@@ -3,7 +3,7 @@ package newsfeed.socialgraph;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;

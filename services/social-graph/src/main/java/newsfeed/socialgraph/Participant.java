@@ -1,7 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.Links;
+import newsfeed.common.model.Links;
 
 /** A row of `participant`; the classic API shape is {id, name, link}. */
 public record Participant(long id, String name) {

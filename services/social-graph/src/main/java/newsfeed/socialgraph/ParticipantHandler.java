@@ -3,9 +3,9 @@ package newsfeed.socialgraph;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
-import newsfeed.common.Links;
-import newsfeed.common.Params;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.model.Links;
+import newsfeed.common.http.Params;
 import newsfeed.common.http.RequestBody;
 
 /**

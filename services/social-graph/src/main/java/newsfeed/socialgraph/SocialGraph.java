@@ -1,7 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.core.Future;
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 import newsfeed.socialgraph.FriendsRepository.Befriended;
 import newsfeed.socialgraph.GraphCache.FriendsLookup;
 

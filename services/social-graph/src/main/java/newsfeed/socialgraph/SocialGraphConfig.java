@@ -1,7 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.pgclient.PgConnectOptions;
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 import newsfeed.common.redis.RedisConfig;
 
 import java.time.Duration;

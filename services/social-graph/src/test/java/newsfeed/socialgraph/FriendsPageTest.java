@@ -1,6 +1,6 @@
 package newsfeed.socialgraph;
 
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

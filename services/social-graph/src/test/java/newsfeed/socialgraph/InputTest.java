@@ -1,7 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.ApiError;
+import newsfeed.common.http.ApiError;
 import newsfeed.socialgraph.FriendsHandler.FriendRequest;
 import org.junit.jupiter.api.Test;
 

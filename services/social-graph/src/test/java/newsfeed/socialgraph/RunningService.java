@@ -6,7 +6,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.testing.StackEnv;
 
 import java.util.HashMap;

@@ -6,7 +6,7 @@ import io.netty.channel.EventLoop;
 import io.vertx.cassandra.CassandraClientOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.internal.ContextInternal;
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;

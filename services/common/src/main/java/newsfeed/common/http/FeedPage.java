@@ -3,9 +3,6 @@ package newsfeed.common.http;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
-import newsfeed.common.FeedCursor;
-import newsfeed.common.Params;
 
 import java.util.List;
 import java.util.UUID;

@@ -3,9 +3,8 @@ package newsfeed.common.http;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
-import newsfeed.common.Links;
-import newsfeed.common.Occurred;
+import newsfeed.common.model.Links;
+import newsfeed.common.model.Occurred;
 
 /**
  * Validation of POST bodies: a JSON object with typed fields, else an {@link ApiError} 400 naming the field. The

@@ -3,7 +3,6 @@ package newsfeed.common.http;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
 
 import java.util.Locale;
 

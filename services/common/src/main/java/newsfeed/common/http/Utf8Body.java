@@ -1,7 +1,6 @@
 package newsfeed.common.http;
 
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.ApiError;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;

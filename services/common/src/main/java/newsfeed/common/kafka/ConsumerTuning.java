@@ -1,6 +1,6 @@
 package newsfeed.common.kafka;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 
 import java.util.Map;
 

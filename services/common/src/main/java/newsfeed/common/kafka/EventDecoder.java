@@ -3,7 +3,7 @@ package newsfeed.common.kafka;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
-import newsfeed.common.OutboundPostedEvent;
+import newsfeed.common.events.OutboundPostedEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package newsfeed.common.redis;
 
 import io.vertx.redis.client.RedisOptions;
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -7,7 +7,7 @@ import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
-import newsfeed.common.RateLimitedLog;
+import newsfeed.common.logging.RateLimitedLog;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;

@@ -2,7 +2,6 @@ package newsfeed.common.http;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.ApiError;
 import org.junit.jupiter.api.Test;
 
 import java.net.URLEncoder;

@@ -1,7 +1,6 @@
 package newsfeed.common.http;
 
 import io.vertx.core.json.JsonObject;
-import newsfeed.common.ApiError;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,6 +1,6 @@
 package newsfeed.common.kafka;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;

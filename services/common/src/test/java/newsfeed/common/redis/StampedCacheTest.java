@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
 
-import newsfeed.common.Env;
+import newsfeed.common.config.Env;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

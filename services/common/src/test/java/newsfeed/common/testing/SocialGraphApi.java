@@ -1,6 +1,6 @@
 package newsfeed.common.testing;
 
-import newsfeed.common.Links;
+import newsfeed.common.model.Links;
 
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;

@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.model;
 
 /** Participant links of the classic API: "/participant/42" <-> 42. */
 public final class Links {

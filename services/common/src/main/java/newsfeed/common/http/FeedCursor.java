@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.http;
 
 import java.nio.ByteBuffer;
 import java.util.Base64;

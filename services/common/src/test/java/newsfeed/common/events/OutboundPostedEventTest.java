@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.events;
 
 import org.junit.jupiter.api.Test;
 

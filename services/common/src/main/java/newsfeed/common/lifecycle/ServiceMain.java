@@ -1,10 +1,11 @@
-package newsfeed.common;
+package newsfeed.common.lifecycle;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Deployable;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import newsfeed.common.http.ServiceMetrics;
+import newsfeed.common.config.Env;
+import newsfeed.common.metrics.ServiceMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.logging;
 
 import org.slf4j.Logger;
 

@@ -1,4 +1,4 @@
-package newsfeed.common.http;
+package newsfeed.common.metrics;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;

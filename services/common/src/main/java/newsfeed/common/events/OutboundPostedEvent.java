@@ -1,7 +1,9 @@
-package newsfeed.common;
+package newsfeed.common.events;
 
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import newsfeed.common.model.Links;
+import newsfeed.common.model.Occurred;
 
 import java.time.Instant;
 import java.util.UUID;

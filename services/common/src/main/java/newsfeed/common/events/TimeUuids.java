@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.events;
 
 import java.util.UUID;
 

@@ -1,5 +1,6 @@
-package newsfeed.common;
+package newsfeed.common.http;
 
+import newsfeed.common.events.TimeUuids;
 import org.junit.jupiter.api.Test;
 
 import java.util.UUID;

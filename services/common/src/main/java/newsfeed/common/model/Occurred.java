@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.model;
 
 import java.time.LocalDate;
 import java.time.OffsetDateTime;

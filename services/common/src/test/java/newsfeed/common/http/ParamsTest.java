@@ -1,5 +1,6 @@
-package newsfeed.common;
+package newsfeed.common.http;
 
+import newsfeed.common.model.Links;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;

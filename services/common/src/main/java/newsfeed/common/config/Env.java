@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.config;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;

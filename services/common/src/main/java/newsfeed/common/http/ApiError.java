@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.http;
 
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;

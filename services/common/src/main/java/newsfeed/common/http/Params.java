@@ -1,4 +1,4 @@
-package newsfeed.common;
+package newsfeed.common.http;
 
 /** Validation of path and query parameters; bad input is an {@link ApiError} 400. */
 public final class Params {
