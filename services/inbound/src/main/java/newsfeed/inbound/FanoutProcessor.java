@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
+import newsfeed.common.metrics.OperationTimer;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -35,8 +36,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private final AsyncLimiter events;
   private final AsyncLimiter writes;
   private final Timer fanoutDelay;
-  private final Timer fanoutOk;
-  private final Timer fanoutError;
+  private final OperationTimer fanoutTimer;
   private final EventDecoder decoder;
   private final int batchRows;
 
@@ -49,16 +49,9 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     this.events = new AsyncLimiter(concurrentEvents);
     this.writes = new AsyncLimiter(concurrentWrites);
     this.fanoutDelay = Timer.builder("newsfeed.fanout.delay").register(registry);
-    this.fanoutOk = operation(registry, "success");
-    this.fanoutError = operation(registry, "error");
+    this.fanoutTimer = new OperationTimer(registry, "inbound", "store");
     this.decoder = new EventDecoder(registry);
     this.batchRows = batchRows;
-  }
-
-  private static Timer operation(MeterRegistry registry, String outcome) {
-    return Timer.builder("newsfeed.operation")
-        .tag("entity", "inbound").tag("operation", "store").tag("outcome", outcome)
-        .register(registry);
   }
 
   @Override
@@ -73,11 +66,8 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   /** Writes the event into every friend's feed; fails (for a retry of the whole batch) if any write fails. */
   Future<Void> fanOut(OutboundPostedEvent event) {
-    long start = System.nanoTime();
-    return friends.friendIds(event.participantId())
-        .compose(ids -> writeAll(ids, event))
+    return fanoutTimer.time(() -> friends.friendIds(event.participantId()).compose(ids -> writeAll(ids, event)))
         .andThen(ar -> {
-          (ar.succeeded() ? fanoutOk : fanoutError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
           if (ar.succeeded() && ar.result() > 0) {
             fanoutDelay.record(Math.max(0, System.currentTimeMillis() - event.postedAtMillis()),
                 TimeUnit.MILLISECONDS);

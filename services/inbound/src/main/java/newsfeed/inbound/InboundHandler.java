@@ -3,13 +3,11 @@ package newsfeed.inbound;
 import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.FeedPage;
+import newsfeed.common.metrics.OperationTimer;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.ext.web.RoutingContext;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * `GET /participant/:id/inbound?limit=&cursor=`: the participant's feed, newest first, as a plain JSON array of
@@ -20,22 +18,14 @@ public final class InboundHandler {
   private final InboundRepository repository;
   private final FeedCache cache;
   private final ParticipantClient participants;
-  private final Timer loadOk;
-  private final Timer loadError;
+  private final OperationTimer load;
 
   public InboundHandler(InboundRepository repository, FeedCache cache, ParticipantClient participants,
                         MeterRegistry registry) {
     this.repository = repository;
     this.cache = cache;
     this.participants = participants;
-    this.loadOk = operation(registry, "success");
-    this.loadError = operation(registry, "error");
-  }
-
-  private static Timer operation(MeterRegistry registry, String outcome) {
-    return Timer.builder("newsfeed.operation")
-        .tag("entity", "inbound").tag("operation", "load").tag("outcome", outcome)
-        .register(registry);
+    this.load = new OperationTimer(registry, "inbound", "load");
   }
 
   public void get(RoutingContext ctx) {
@@ -62,9 +52,7 @@ public final class InboundHandler {
 
   // from Cassandra; a non-empty page fills the cache when the lookup gave a stamp (an empty one may be a 404)
   private void load(RoutingContext ctx, FeedPage.Request page, String stamp) {
-    long start = System.nanoTime();
-    repository.page(page.participantId(), page.before(), page.fetchSize())
-        .andThen(ar -> (ar.succeeded() ? loadOk : loadError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+    load.time(() -> repository.page(page.participantId(), page.before(), page.fetchSize()))
         .compose(rows -> rows.isEmpty() && page.before() == null
             ? requireParticipant(page.participantId()).map(rows) : Future.succeededFuture(rows))
         .onSuccess(rows -> {

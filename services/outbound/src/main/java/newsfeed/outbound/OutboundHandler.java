@@ -4,18 +4,16 @@ import newsfeed.common.http.ApiError;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.FeedPage;
 import newsfeed.common.http.RequestBody;
+import newsfeed.common.metrics.OperationTimer;
 
 import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.ext.web.RoutingContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * `POST /participant/:id/outbound` (JSON or form): store the post in Cassandra, then publish its event; 200 with
@@ -34,10 +32,8 @@ public final class OutboundHandler {
   private final OutboundRepository repository;
   private final EventPublisher publisher;
   private final KnownParticipants participants;
-  private final Timer postOk;
-  private final Timer postError;
-  private final Timer loadOk;
-  private final Timer loadError;
+  private final OperationTimer post;
+  private final OperationTimer load;
 
   public OutboundHandler(Vertx vertx, OutboundRepository repository, EventPublisher publisher,
                          KnownParticipants participants, MeterRegistry registry) {
@@ -45,16 +41,8 @@ public final class OutboundHandler {
     this.repository = repository;
     this.publisher = publisher;
     this.participants = participants;
-    this.postOk = operation(registry, "post", "success");
-    this.postError = operation(registry, "post", "error");
-    this.loadOk = operation(registry, "load", "success");
-    this.loadError = operation(registry, "load", "error");
-  }
-
-  private static Timer operation(MeterRegistry registry, String operation, String outcome) {
-    return Timer.builder("newsfeed.operation")
-        .tag("entity", "outbound").tag("operation", operation).tag("outcome", outcome)
-        .register(registry);
+    this.post = new OperationTimer(registry, "outbound", "post");
+    this.load = new OperationTimer(registry, "outbound", "load");
   }
 
   public void post(RoutingContext ctx) {
@@ -67,16 +55,19 @@ public final class OutboundHandler {
     }
     OutboundItem item = new OutboundItem(request.participantId(), Uuids.timeBased(), request.occurred(),
         request.subject(), request.story());
-    long start = System.nanoTime();
-    requireParticipant(request.participantId(), true)
-        .compose(v -> repository.insert(item)
-            .recover(err -> Future.failedFuture(ApiError.from(err, "cassandra"))))
-        .compose(v -> publisher.publish(item.event())
-            .recover(err -> compensate(item, err).transform(ar -> Future.failedFuture(ApiError.from(err, "kafka")))))
-        .andThen(ar -> (ar.succeeded() ? postOk : postError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+    post.time(() -> store(item))
         .onSuccess(v -> ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
             .end(item.toJson().encode()))
         .onFailure(err -> ApiError.from(err, "store").send(ctx));
+  }
+
+  // the poster exists, the row is written and its event published; else the row is deleted again
+  private Future<Void> store(OutboundItem item) {
+    return requireParticipant(item.participantId(), true)
+        .compose(v -> repository.insert(item)
+            .recover(err -> Future.failedFuture(ApiError.from(err, "cassandra"))))
+        .compose(v -> publisher.publish(item.event())
+            .recover(err -> compensate(item, err).transform(ar -> Future.failedFuture(ApiError.from(err, "kafka")))));
   }
 
   /**
@@ -126,9 +117,7 @@ public final class OutboundHandler {
       e.send(ctx);
       return;
     }
-    long start = System.nanoTime();
-    repository.page(page.participantId(), page.before(), page.fetchSize())
-        .andThen(ar -> (ar.succeeded() ? loadOk : loadError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+    load.time(() -> repository.page(page.participantId(), page.before(), page.fetchSize()))
         .compose(rows -> rows.isEmpty() && page.before() == null
             ? requireParticipant(page.participantId(), false).map(rows) : Future.succeededFuture(rows))
         .onSuccess(rows -> FeedPage.respond(ctx, rows, page.limit()))

@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
+import newsfeed.common.metrics.OperationTimer;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,22 +21,14 @@ public final class IndexProcessor implements KafkaBatchConsumer.BatchProcessor {
 
   private final SolrIndex index;
   private final Timer indexDelay;
-  private final Timer indexOk;
-  private final Timer indexError;
+  private final OperationTimer indexTimer;
   private final EventDecoder decoder;
 
   public IndexProcessor(SolrIndex index, MeterRegistry registry) {
     this.index = index;
     this.indexDelay = Timer.builder("newsfeed.search.index.delay").register(registry);
-    this.indexOk = operation(registry, "success");
-    this.indexError = operation(registry, "error");
+    this.indexTimer = new OperationTimer(registry, "search", "store");
     this.decoder = new EventDecoder(registry);
-  }
-
-  private static Timer operation(MeterRegistry registry, String outcome) {
-    return Timer.builder("newsfeed.operation")
-        .tag("entity", "search").tag("operation", "store").tag("outcome", outcome)
-        .register(registry);
   }
 
   @Override
@@ -44,9 +37,7 @@ public final class IndexProcessor implements KafkaBatchConsumer.BatchProcessor {
     if (decoded.isEmpty()) {
       return Future.succeededFuture();
     }
-    long start = System.nanoTime();
-    return index.index(decoded).andThen(ar -> {
-      (ar.succeeded() ? indexOk : indexError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    return indexTimer.time(() -> index.index(decoded)).andThen(ar -> {
       if (ar.succeeded()) {
         long now = System.currentTimeMillis();
         decoded.forEach(e -> indexDelay.record(Math.max(0, now - e.postedAtMillis()), TimeUnit.MILLISECONDS));

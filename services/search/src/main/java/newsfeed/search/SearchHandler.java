@@ -2,16 +2,14 @@ package newsfeed.search;
 
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.Params;
+import newsfeed.common.metrics.OperationTimer;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.ext.web.RoutingContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * `GET /outbound?keywords=...[&posts=true][&limit=]`: the classic search. Without posts, the distinct senders
@@ -23,19 +21,11 @@ public final class SearchHandler {
   static final int MAX_LIMIT = 100;
 
   private final SolrIndex index;
-  private final Timer searchOk;
-  private final Timer searchError;
+  private final OperationTimer search;
 
   public SearchHandler(SolrIndex index, MeterRegistry registry) {
     this.index = index;
-    this.searchOk = operation(registry, "success");
-    this.searchError = operation(registry, "error");
-  }
-
-  private static Timer operation(MeterRegistry registry, String outcome) {
-    return Timer.builder("newsfeed.operation")
-        .tag("entity", "search").tag("operation", "search").tag("outcome", outcome)
-        .register(registry);
+    this.search = new OperationTimer(registry, "search", "search");
   }
 
   public void get(RoutingContext ctx) {
@@ -50,12 +40,7 @@ public final class SearchHandler {
       e.send(ctx);
       return;
     }
-    long start = System.nanoTime();
-    Future<JsonArray> result = posts
-        ? index.posts(query, limit).map(JsonArray::new)
-        : index.senders(query, limit).map(JsonArray::new);
-    result
-        .andThen(ar -> (ar.succeeded() ? searchOk : searchError).record(System.nanoTime() - start, TimeUnit.NANOSECONDS))
+    search.time(() -> find(query, limit, posts))
         .onSuccess(body -> ctx.response().putHeader("Content-Type", "application/json").end(body.encode()))
         .onFailure(err -> {
           if (err instanceof IllegalStateException) {
@@ -66,6 +51,10 @@ public final class SearchHandler {
             new ApiError(503, "store_unavailable", "solr is unavailable").send(ctx);
           }
         });
+  }
+
+  private Future<JsonArray> find(KeywordQuery query, int limit, boolean posts) {
+    return posts ? index.posts(query, limit).map(JsonArray::new) : index.senders(query, limit).map(JsonArray::new);
   }
 
   private static KeywordQuery keywords(java.util.List<String> values) {

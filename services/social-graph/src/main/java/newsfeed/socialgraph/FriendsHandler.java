@@ -8,6 +8,7 @@ import newsfeed.common.http.ApiError;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.JsonBody;
 import newsfeed.common.http.RequestBody;
+import newsfeed.common.metrics.OperationTimer;
 
 /**
  * `POST /participant/:id/friends` {from?, to} (JSON or form) -> 200 {id,from,to}, the existing row when the two

@@ -7,6 +7,7 @@ import newsfeed.common.http.ApiError;
 import newsfeed.common.model.Links;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.RequestBody;
+import newsfeed.common.metrics.OperationTimer;
 
 /**
  * `POST /participant` {name} (JSON or form) -> 200 {id,name,link} with Location, the classic contract's status;
