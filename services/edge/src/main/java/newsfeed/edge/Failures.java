@@ -3,8 +3,8 @@ package newsfeed.edge;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import newsfeed.common.http.ApiError;
+import newsfeed.common.http.FailureHandler;
 
 /**
  * The router's one failure handler: a request the GraphQL handler could not even take (a body that is not JSON,
@@ -12,50 +12,29 @@ import org.slf4j.LoggerFactory;
  * the status in `extensions`, as JSON, never an HTML page or a stack trace.
  */
 final class Failures {
-  private static final Logger LOG = LoggerFactory.getLogger(Failures.class);
-
   private Failures() {
   }
 
   static void handle(RoutingContext ctx) {
-    int status = ctx.statusCode() > 0 ? ctx.statusCode() : 500;
-    String code;
-    String message;
-    switch (status) {
-      case 400 -> {
-        code = "bad_request";
-        message = "the body must be JSON with a \"query\" string (or a GET with ?query=)";
-      }
-      case 405 -> {
-        code = "method_not_allowed";
-        message = "method not allowed on this resource";
-      }
-      case 413 -> {
-        code = "body_too_large";
-        message = "request body is too large";
-      }
-      case 415 -> {
-        code = "unsupported_media_type";
-        message = "send application/json (or application/graphql)";
-      }
-      default -> {
-        if (status >= 500) {
-          LOG.error("unhandled failure on {} {}", ctx.request().method(), ctx.request().path(), ctx.failure());
-          status = 500;
-          code = "internal_error";
-          message = "internal error";
-        } else {
-          code = "http_" + status;
-          message = "request failed";
-        }
-      }
-    }
+    ApiError error = answer(ctx.statusCode() > 0 ? ctx.statusCode() : 500, ctx);
     if (ctx.response().ended()) {
       return;
     }
-    JsonObject error = new JsonObject().put("message", message)
-        .put("extensions", new JsonObject().put("code", code).put("status", status));
-    ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-        .end(new JsonObject().put("errors", new JsonArray().add(error)).encode());
+    JsonObject body = new JsonObject().put("message", error.getMessage())
+        .put("extensions", new JsonObject().put("code", error.code()).put("status", error.status()));
+    ctx.response().setStatusCode(error.status()).putHeader("Content-Type", "application/json")
+        .end(new JsonObject().put("errors", new JsonArray().add(body)).encode());
+  }
+
+  // 405, 413 and the logged 500 as every service answers them (FailureHandler), the rest in GraphQL's words
+  private static ApiError answer(int status, RoutingContext ctx) {
+    return switch (status) {
+      case 400 -> new ApiError(400, "bad_request",
+          "the body must be JSON with a \"query\" string (or a GET with ?query=)");
+      case 405, 413 -> FailureHandler.forStatus(status);
+      case 415 -> new ApiError(415, "unsupported_media_type", "send application/json (or application/graphql)");
+      default -> status >= 500
+          ? FailureHandler.unexpected(ctx) : new ApiError(status, "http_" + status, "request failed");
+    };
   }
 }

@@ -1,8 +1,8 @@
 package newsfeed.inbound;
 
-import newsfeed.common.http.ParticipantClient;
-import newsfeed.common.http.ApiError;
 import newsfeed.common.http.FeedPage;
+import newsfeed.common.http.ParticipantClient;
+import newsfeed.common.http.StoreFailure;
 import newsfeed.common.metrics.OperationTimer;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,32 +29,27 @@ public final class InboundHandler {
   }
 
   public void get(RoutingContext ctx) {
-    FeedPage.Request page;
-    try {
-      page = FeedPage.parse(ctx);
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
+    FeedPage.Request page = FeedPage.parse(ctx);
     if (!cache.covers(page)) {
       load(ctx, page, null);
       return;
     }
-    FeedPage.Request request = page;
     cache.get(page.participantId()).onSuccess(lookup -> {
       if (lookup.hit()) {
         lookup.value().send(ctx);
       } else {
-        load(ctx, request, lookup.stamp());
+        load(ctx, page, lookup.stamp());
       }
     });
   }
 
-  // from Cassandra; a non-empty page fills the cache when the lookup gave a stamp (an empty one may be a 404)
+  // from Cassandra; a non-empty page fills the cache when the lookup gave a stamp (an empty one may be a 404: an
+  // empty first page of an unknown participant is one, unless social-graph cannot tell)
   private void load(RoutingContext ctx, FeedPage.Request page, String stamp) {
     load.time(() -> repository.page(page.participantId(), page.before(), page.fetchSize()))
         .compose(rows -> rows.isEmpty() && page.before() == null
-            ? requireParticipant(page.participantId()).map(rows) : Future.succeededFuture(rows))
+            ? participants.require(page.participantId()).map(rows) : Future.succeededFuture(rows))
+        .recover(StoreFailure.as("cassandra"))
         .onSuccess(rows -> {
           FeedPage.Body body = FeedPage.render(rows, page.limit());
           body.send(ctx);
@@ -62,14 +57,6 @@ public final class InboundHandler {
             cache.put(page.participantId(), stamp, body);
           }
         })
-        .onFailure(err -> ApiError.from(err, "cassandra").send(ctx));
-  }
-
-  // an empty feed may belong to no one: 404 for an unknown id; when social-graph cannot tell, the empty feed stands
-  private Future<Void> requireParticipant(long id) {
-    return participants.exists(id)
-        .recover(err -> Future.succeededFuture(true))
-        .compose(exists -> exists ? Future.succeededFuture()
-            : Future.failedFuture(new ApiError(404, "participant_not_found", "no participant with id " + id)));
+        .onFailure(ctx::fail);
   }
 }

@@ -11,6 +11,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache;
+import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
@@ -56,7 +57,7 @@ public final class InboundVerticle extends VerticleBase {
     InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
     Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
-    router.get("/participant/:id/inbound").handler(inbound::get);
+    router.get("/participant/:id/inbound").handler(inbound::get).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),
         router).compose(s -> {

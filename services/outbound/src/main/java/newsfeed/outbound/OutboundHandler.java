@@ -1,9 +1,10 @@
 package newsfeed.outbound;
 
-import newsfeed.common.http.ApiError;
-import newsfeed.common.http.Params;
 import newsfeed.common.http.FeedPage;
+import newsfeed.common.http.Params;
+import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.RequestBody;
+import newsfeed.common.http.StoreFailure;
 import newsfeed.common.metrics.OperationTimer;
 
 import com.datastax.oss.driver.api.core.uuid.Uuids;
@@ -31,12 +32,12 @@ public final class OutboundHandler {
   private final Vertx vertx;
   private final OutboundRepository repository;
   private final EventPublisher publisher;
-  private final KnownParticipants participants;
+  private final ParticipantClient participants;
   private final OperationTimer post;
   private final OperationTimer load;
 
   public OutboundHandler(Vertx vertx, OutboundRepository repository, EventPublisher publisher,
-                         KnownParticipants participants, MeterRegistry registry) {
+                         ParticipantClient participants, MeterRegistry registry) {
     this.vertx = vertx;
     this.repository = repository;
     this.publisher = publisher;
@@ -45,45 +46,27 @@ public final class OutboundHandler {
     this.load = new OperationTimer(registry, "outbound", "load");
   }
 
+  /**
+   * 404 for a poster social-graph does not know; when social-graph cannot answer the post is accepted (posting must
+   * not depend on another service being up; the fan-out of a post by an unknown id simply reaches no one).
+   */
   public void post(RoutingContext ctx) {
-    PostRequest request;
-    try {
-      request = PostRequest.parse(Params.participantId(ctx.pathParam("id")), RequestBody.fields(ctx));
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
+    PostRequest request = PostRequest.parse(Params.participantId(ctx.pathParam("id")), RequestBody.fields(ctx));
     OutboundItem item = new OutboundItem(request.participantId(), Uuids.timeBased(), request.occurred(),
         request.subject(), request.story());
     post.time(() -> store(item))
+        .recover(StoreFailure.as("store"))
         .onSuccess(v -> ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
             .end(item.toJson().encode()))
-        .onFailure(err -> ApiError.from(err, "store").send(ctx));
+        .onFailure(ctx::fail);
   }
 
   // the poster exists, the row is written and its event published; else the row is deleted again
   private Future<Void> store(OutboundItem item) {
-    return requireParticipant(item.participantId(), true)
-        .compose(v -> repository.insert(item)
-            .recover(err -> Future.failedFuture(ApiError.from(err, "cassandra"))))
-        .compose(v -> publisher.publish(item.event())
-            .recover(err -> compensate(item, err).transform(ar -> Future.failedFuture(ApiError.from(err, "kafka")))));
-  }
-
-  /**
-   * 404 for an id social-graph does not know. When social-graph cannot answer, a post is accepted (posting must not
-   * depend on another service being up; the fan-out of a post by an unknown id simply reaches no one) and an empty
-   * feed stays an empty feed.
-   */
-  private Future<Void> requireParticipant(long id, boolean posting) {
-    return participants.exists(id)
-        .recover(err -> {
-          LOG.debug("social-graph could not tell whether participant {} exists ({}): {}", id,
-              posting ? "post accepted" : "empty feed answered", err.toString());
-          return Future.succeededFuture(true);
-        })
-        .compose(exists -> exists ? Future.succeededFuture()
-            : Future.failedFuture(new ApiError(404, "participant_not_found", "no participant with id " + id)));
+    return participants.require(item.participantId())
+        .compose(v -> repository.insert(item).recover(StoreFailure.as("cassandra")))
+        .compose(v -> publisher.publish(item.event()).recover(err -> compensate(item, err)
+            .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "kafka")))));
   }
 
   /**
@@ -109,18 +92,14 @@ public final class OutboundHandler {
     });
   }
 
+  /** An empty first page of an unknown participant is a 404; when social-graph cannot tell, the empty feed stands. */
   public void get(RoutingContext ctx) {
-    FeedPage.Request page;
-    try {
-      page = FeedPage.parse(ctx);
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
+    FeedPage.Request page = FeedPage.parse(ctx);
     load.time(() -> repository.page(page.participantId(), page.before(), page.fetchSize()))
         .compose(rows -> rows.isEmpty() && page.before() == null
-            ? requireParticipant(page.participantId(), false).map(rows) : Future.succeededFuture(rows))
+            ? participants.require(page.participantId()).map(rows) : Future.succeededFuture(rows))
+        .recover(StoreFailure.as("cassandra"))
         .onSuccess(rows -> FeedPage.respond(ctx, rows, page.limit()))
-        .onFailure(err -> ApiError.from(err, "cassandra").send(ctx));
+        .onFailure(ctx::fail);
   }
 }

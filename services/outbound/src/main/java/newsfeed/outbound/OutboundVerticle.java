@@ -8,8 +8,9 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.handler.BodyHandler;
-import newsfeed.common.http.ParticipantClient;
+import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.util.List;
@@ -39,8 +40,7 @@ public final class OutboundVerticle extends VerticleBase {
     OutboundRepository repository = new OutboundRepository(cassandra, registry);
     publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
     web = HttpBootstrap.webClient(vertx, "newsfeed-outbound", 16);
-    KnownParticipants participants = new KnownParticipants(new ParticipantClient(web, config.socialGraphUrl()),
-        KNOWN_PARTICIPANTS);
+    ParticipantClient participants = new ParticipantClient(web, config.socialGraphUrl(), KNOWN_PARTICIPANTS);
     OutboundHandler outbound = new OutboundHandler(vertx, repository, publisher, participants, registry);
 
     Router router = HttpBootstrap.router(vertx, registry, List.of(
@@ -48,8 +48,9 @@ public final class OutboundVerticle extends VerticleBase {
         new Check("kafka", () -> publisher.checkBroker(2_000))));
     router.post("/participant/:id/outbound")
         .handler(BodyHandler.create(false).setBodyLimit(config.maxBodyBytes()))   // no uploads to the read-only FS
-        .handler(outbound::post);
-    router.get("/participant/:id/outbound").handler(outbound::get);
+        .handler(outbound::post)
+        .failureHandler(FailureHandler::handle);
+    router.get("/participant/:id/outbound").handler(outbound::get).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx,
         HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()), router)

@@ -2,6 +2,7 @@ package newsfeed.search;
 
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.Params;
+import newsfeed.common.http.StoreFailure;
 import newsfeed.common.metrics.OperationTimer;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,32 +30,26 @@ public final class SearchHandler {
   }
 
   public void get(RoutingContext ctx) {
-    KeywordQuery query;
-    int limit;
-    boolean posts;
-    try {
-      query = keywords(ctx.queryParams().getAll("keywords"));
-      limit = Params.limit(ctx.queryParams().get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
-      posts = Params.bool(ctx.queryParams().get("posts"), "posts");
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
+    KeywordQuery query = keywords(ctx.queryParams().getAll("keywords"));
+    int limit = Params.limit(ctx.queryParams().get("limit"), DEFAULT_LIMIT, MAX_LIMIT);
+    boolean posts = Params.bool(ctx.queryParams().get("posts"), "posts");
     search.time(() -> find(query, limit, posts))
+        .recover(err -> Future.failedFuture(failure(err)))
         .onSuccess(body -> ctx.response().putHeader("Content-Type", "application/json").end(body.encode()))
-        .onFailure(err -> {
-          if (err instanceof IllegalStateException) {
-            // Solr rejected a query we built: our bug, reported without details
-            LOG.error("search query rejected: {}", err.getMessage());
-            new ApiError(500, "internal_error", "the search failed").send(ctx);
-          } else {
-            new ApiError(503, "store_unavailable", "solr is unavailable").send(ctx);
-          }
-        });
+        .onFailure(ctx::fail);
   }
 
   private Future<JsonArray> find(KeywordQuery query, int limit, boolean posts) {
     return posts ? index.posts(query, limit).map(JsonArray::new) : index.senders(query, limit).map(JsonArray::new);
+  }
+
+  // Solr rejected a query we built: our bug, reported without details; anything else is Solr failing us
+  private static Throwable failure(Throwable err) {
+    if (err instanceof IllegalStateException) {
+      LOG.error("search query rejected: {}", err.getMessage());
+      return new ApiError(500, "internal_error", "the search failed");
+    }
+    return StoreFailure.wrap(err, "solr");
   }
 
   private static KeywordQuery keywords(java.util.List<String> values) {

@@ -7,6 +7,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
+import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
@@ -33,7 +34,7 @@ public final class SearchVerticle extends VerticleBase {
         config.kafkaGroupId(), 500, config.kafkaConsumer(), new IndexProcessor(index, registry));
 
     Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("solr", index::ping)));
-    router.get("/outbound").handler(new SearchHandler(index, registry)::get);
+    router.get("/outbound").handler(new SearchHandler(index, registry)::get).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),
         router).compose(s -> {

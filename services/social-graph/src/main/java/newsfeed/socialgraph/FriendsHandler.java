@@ -8,6 +8,7 @@ import newsfeed.common.http.ApiError;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.JsonBody;
 import newsfeed.common.http.RequestBody;
+import newsfeed.common.http.StoreFailure;
 import newsfeed.common.metrics.OperationTimer;
 
 /**
@@ -48,32 +49,18 @@ public final class FriendsHandler {
   }
 
   public void create(RoutingContext ctx) {
-    FriendRequest req;
-    try {
-      long id = Params.participantId(ctx.pathParam("id"));
-      req = FriendRequest.parse(id, RequestBody.fields(ctx));
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
-    store.time(() -> graph.befriend(req.from(), req.to()))
+    long id = Params.participantId(ctx.pathParam("id"));
+    FriendRequest req = FriendRequest.parse(id, RequestBody.fields(ctx));
+    store.time(() -> graph.befriend(req.from(), req.to())).recover(StoreFailure.as("postgresql"))
         .onSuccess(r -> ctx.response().putHeader("Content-Type", "application/json").end(r.friend().toJson().encode()))
-        .onFailure(err -> Failures.send(ctx, err));
+        .onFailure(ctx::fail);
   }
 
   public void list(RoutingContext ctx) {
-    long id;
-    int limit;
-    long after;
-    try {
-      id = Params.participantId(ctx.pathParam("id"));
-      limit = Params.limit(ctx.queryParams().get("limit"), MAX_LIMIT, MAX_LIMIT);
-      after = FriendsCursor.decode(ctx.queryParams().get("cursor"));
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
-    load.time(() -> graph.friends(id, after, limit))
+    long id = Params.participantId(ctx.pathParam("id"));
+    int limit = Params.limit(ctx.queryParams().get("limit"), MAX_LIMIT, MAX_LIMIT);
+    long after = FriendsCursor.decode(ctx.queryParams().get("cursor"));
+    load.time(() -> graph.friends(id, after, limit)).recover(StoreFailure.as("postgresql"))
         .onSuccess(page -> {
           JsonArray body = new JsonArray();
           page.friends().forEach(f -> body.add(f.toJson()));
@@ -82,6 +69,6 @@ public final class FriendsHandler {
           }
           ctx.response().putHeader("Content-Type", "application/json").end(body.encode());
         })
-        .onFailure(err -> Failures.send(ctx, err));
+        .onFailure(ctx::fail);
   }
 }

@@ -91,7 +91,7 @@ public final class FriendsRepository {
       Set<Long> existing = new HashSet<>();
       rows.forEach(r -> existing.add(r.getLong("id")));
       long missing = existing.contains(from) ? to : from;
-      return Future.failedFuture(new ApiError(404, "participant_not_found", "no participant with id " + missing));
+      return Future.failedFuture(ApiError.participantNotFound(missing));
     });
   }
 }

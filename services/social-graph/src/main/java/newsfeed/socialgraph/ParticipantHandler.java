@@ -1,18 +1,18 @@
 package newsfeed.socialgraph;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import newsfeed.common.http.ApiError;
 import newsfeed.common.model.Links;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.RequestBody;
+import newsfeed.common.http.StoreFailure;
 import newsfeed.common.metrics.OperationTimer;
 
 /**
  * `POST /participant` {name} (JSON or form) -> 200 {id,name,link} with Location, the classic contract's status;
  * `GET /participant/:id` -> 200 {id,name,link}. Classic clients may also send `id` or `link` in the body: they are
- * ignored, the store assigns the id.
+ * ignored, the store assigns the id. Bad input throws an ApiError 400, a PostgreSQL failure fails the request with a
+ * StoreFailure: the common FailureHandler answers both.
  */
 public final class ParticipantHandler {
   private final SocialGraph graph;
@@ -26,30 +26,17 @@ public final class ParticipantHandler {
   }
 
   public void create(RoutingContext ctx) {
-    String name;
-    try {
-      JsonObject body = RequestBody.fields(ctx);
-      name = Input.participantName(body);
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
-    store.time(() -> graph.createParticipant(name))
+    String name = Input.participantName(RequestBody.fields(ctx));
+    store.time(() -> graph.createParticipant(name)).recover(StoreFailure.as("postgresql"))
         .onSuccess(p -> ctx.response().setStatusCode(200).putHeader("Location", Links.participant(p.id()))
             .putHeader("Content-Type", "application/json").end(p.toJson().encode()))
-        .onFailure(err -> Failures.send(ctx, err));
+        .onFailure(ctx::fail);
   }
 
   public void get(RoutingContext ctx) {
-    long id;
-    try {
-      id = Params.participantId(ctx.pathParam("id"));
-    } catch (ApiError e) {
-      e.send(ctx);
-      return;
-    }
-    load.time(() -> graph.participant(id))
+    long id = Params.participantId(ctx.pathParam("id"));
+    load.time(() -> graph.participant(id)).recover(StoreFailure.as("postgresql"))
         .onSuccess(p -> ctx.response().putHeader("Content-Type", "application/json").end(p.toJson().encode()))
-        .onFailure(err -> Failures.send(ctx, err));
+        .onFailure(ctx::fail);
   }
 }

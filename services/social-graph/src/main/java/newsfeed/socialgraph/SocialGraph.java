@@ -33,7 +33,7 @@ public final class SocialGraph {
       }
       return participants.find(id).compose(p -> {
         if (p == null) {
-          return Future.failedFuture(notFound(id));
+          return Future.failedFuture(ApiError.participantNotFound(id));
         }
         cache.putParticipant(p);
         return Future.succeededFuture(p);
@@ -82,9 +82,5 @@ public final class SocialGraph {
       Future<Void> exists = rows.isEmpty() && afterId == 0 ? participant(id).mapEmpty() : Future.succeededFuture();
       return exists.map(v -> FriendsPage.of(rows, limit));
     });
-  }
-
-  static ApiError notFound(long id) {
-    return new ApiError(404, "participant_not_found", "no participant with id " + id);
   }
 }

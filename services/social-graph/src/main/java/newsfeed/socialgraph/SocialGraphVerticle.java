@@ -11,6 +11,7 @@ import io.vertx.pgclient.PgBuilder;
 import newsfeed.common.redis.RedisStore;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
+import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.HttpBootstrap.Check;
 import org.slf4j.Logger;
@@ -63,10 +64,11 @@ public final class SocialGraphVerticle extends VerticleBase {
     Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("postgresql", pg::ping)));
     // no file uploads: nothing is ever written to the (read-only) file system
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.httpMaxBodyBytes());
-    router.post("/participant").handler(body).handler(participants::create);
-    router.get("/participant/:id").handler(participants::get);
-    router.post("/participant/:id/friends").handler(body).handler(friends::create);
-    router.get("/participant/:id/friends").handler(friends::list);
+    router.post("/participant").handler(body).handler(participants::create).failureHandler(FailureHandler::handle);
+    router.get("/participant/:id").handler(participants::get).failureHandler(FailureHandler::handle);
+    router.post("/participant/:id/friends").handler(body).handler(friends::create)
+        .failureHandler(FailureHandler::handle);
+    router.get("/participant/:id/friends").handler(friends::list).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx,
         HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.httpMaxBodyBytes()), router)

@@ -1,9 +1,9 @@
 package newsfeed.common.http;
 
-import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.RoutingContext;
-
-/** An error answer of the API: {"error":"<code>","message":"<text>","status":<status>}, never a stack trace. */
+/**
+ * An error answer of the API: {"error":"<code>","message":"<text>","status":<status>} ({@link ErrorBody}), never a
+ * stack trace. Thrown while validating a request or as a failed future's cause; {@link FailureHandler} answers it.
+ */
 public final class ApiError extends RuntimeException {
   private final int status;
   private final String code;
@@ -14,23 +14,16 @@ public final class ApiError extends RuntimeException {
     this.code = code;
   }
 
-  /** API errors pass through; anything else means the named store failed us: 503. */
-  public static ApiError from(Throwable err, String store) {
-    if (err instanceof ApiError api) {
-      return api;
-    }
-    return new ApiError(503, "store_unavailable", store + " is unavailable");
+  /** 404 participant_not_found: social-graph has no participant with this id. */
+  public static ApiError participantNotFound(long id) {
+    return new ApiError(404, "participant_not_found", "no participant with id " + id);
   }
 
   public int status() {
     return status;
   }
 
-  public void send(RoutingContext ctx) {
-    if (ctx.response().ended()) {
-      return;
-    }
-    ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-        .end(new JsonObject().put("error", code).put("message", getMessage()).put("status", status).encode());
+  public String code() {
+    return code;
   }
 }

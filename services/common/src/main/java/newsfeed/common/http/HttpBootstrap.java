@@ -14,8 +14,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,10 +25,10 @@ import java.util.function.Supplier;
 
 /**
  * What every service router has: request metrics per route template, /health/live, /health/ready (all
- * checks must pass within 2 s), /metrics, and JSON answers for 404/405/500 instead of HTML or stack traces.
+ * checks must pass within 2 s), /metrics, and JSON answers for failures ({@link FailureHandler}) instead of HTML or
+ * stack traces.
  */
 public final class HttpBootstrap {
-  private static final Logger LOG = LoggerFactory.getLogger(HttpBootstrap.class);
   private static final long CHECK_TIMEOUT_MS = 2_000;
 
   private HttpBootstrap() {
@@ -48,15 +46,11 @@ public final class HttpBootstrap {
     router.get("/metrics").handler(ctx -> ctx.response()
         .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         .end(registry.scrape()));
-    // a body over HTTP_MAX_BODY_BYTES (BodyHandler) and unparsable requests answer in JSON like the rest
-    router.errorHandler(413, ctx -> error(ctx, 413, "body_too_large", "request body is too large"));
-    router.errorHandler(400, ctx -> error(ctx, 400, "bad_request", "malformed request"));
-    router.errorHandler(404, ctx -> error(ctx, 404, "not_found", "no such resource"));
-    router.errorHandler(405, ctx -> error(ctx, 405, "method_not_allowed", "method not allowed on this resource"));
-    router.errorHandler(500, ctx -> {
-      LOG.error("unhandled failure on {} {}", ctx.request().method(), ctx.request().path(), ctx.failure());
-      error(ctx, 500, "internal_error", "internal error");
-    });
+    // no such route or method, a body over HTTP_MAX_BODY_BYTES (BodyHandler), unparsable requests and failures of
+    // routes without a failure handler of their own answer in JSON like the rest
+    for (int status : FailureHandler.ROUTER_STATUSES) {
+      router.errorHandler(status, FailureHandler::handle);
+    }
     return router;
   }
 
@@ -100,17 +94,23 @@ public final class HttpBootstrap {
   private static void timeRequest(RoutingContext ctx, MeterRegistry registry) {
     long start = System.nanoTime();
     ctx.addBodyEndHandler(v -> {
-      Route route = ctx.currentRoute();
-      // the template, never the raw path: ids in labels would explode the series count
-      String template = route == null || route.getPath() == null ? "unmatched" : route.getPath();
       Timer.builder("newsfeed.http.server.requests")
-          .tag("route", template)
+          .tag("route", routeTemplate(ctx))
           .tag("method", ctx.request().method().name())
           .tag("status", Integer.toString(ctx.response().getStatusCode()))
           .register(registry)
           .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
     });
     ctx.next();
+  }
+
+  /**
+   * The route template of the request ("/participant/:id"), "unmatched" when no route took it: the template, never
+   * the raw path, since ids in labels would explode the series count.
+   */
+  static String routeTemplate(RoutingContext ctx) {
+    Route route = ctx.currentRoute();
+    return route == null || route.getPath() == null ? "unmatched" : route.getPath();
   }
 
   private static void ready(RoutingContext ctx, List<Check> checks) {
@@ -134,10 +134,6 @@ public final class HttpBootstrap {
       }
       json(ctx, up ? 200 : 503, new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", new JsonObject(status)));
     });
-  }
-
-  public static void error(RoutingContext ctx, int status, String code, String message) {
-    json(ctx, status, new JsonObject().put("error", code).put("message", message).put("status", status));
   }
 
   private static void json(RoutingContext ctx, int status, JsonObject body) {

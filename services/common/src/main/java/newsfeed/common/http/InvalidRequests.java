@@ -3,7 +3,6 @@ package newsfeed.common.http;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.json.JsonObject;
 
 /**
  * Requests the HTTP decoder rejects before any router sees them (a 10,000-character URL, oversized headers, a
@@ -33,9 +32,7 @@ public final class InvalidRequests {
       code = "bad_request";
       message = "malformed HTTP request";
     }
-    request.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-        .putHeader("Connection", "close")
-        .end(new JsonObject().put("error", code).put("message", message).put("status", status).encode())
+    ErrorBody.send(request.response().putHeader("Connection", "close"), status, code, message)
         .onComplete(ar -> request.connection().close());
   }
 }

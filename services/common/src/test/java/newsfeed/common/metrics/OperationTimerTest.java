@@ -3,6 +3,7 @@ package newsfeed.common.metrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import newsfeed.common.http.ApiError;
+import newsfeed.common.http.StoreFailure;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,8 +16,8 @@ class OperationTimerTest {
   @Test
   void anOperationThatFailedOnOurSideIsAnError() {
     timer.time(() -> Future.succeededFuture("ok"));
-    timer.time(() -> Future.failedFuture(new ApiError(404, "participant_not_found", "no participant with id 7")));
-    timer.time(() -> Future.failedFuture(new RuntimeException("postgresql is down")));
+    timer.time(() -> Future.failedFuture(ApiError.participantNotFound(7)));   // the client's mistake, answered
+    timer.time(() -> Future.failedFuture(new StoreFailure("postgresql", new RuntimeException("down"))));
     timer.time(() -> Future.failedFuture(new ApiError(500, "internal_error", "the search failed")));
     Future<String> thrown = timer.time(() -> {
       throw new IllegalStateException("a bug");
