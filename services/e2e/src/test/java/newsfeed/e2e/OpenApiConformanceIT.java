@@ -144,14 +144,16 @@ class OpenApiConformanceIT {
     assertEquals(3, page1.bodyAsJsonArray().size());
     String cursor = page1.getHeader("X-Next-Cursor");
     assertNotNull(cursor);
-    HttpResponse<Buffer> page2 = check.send(ob, call("getOutbound").id(poster).query("limit", 3).query("cursor", cursor));
+    HttpResponse<Buffer> page2 =
+        check.send(ob, call("getOutbound").id(poster).query("limit", 3).query("cursor", cursor));
     assertEquals(2, page2.bodyAsJsonArray().size());
     assertNull(page2.getHeader("X-Next-Cursor"));
     assertEquals(404, check.send(ob, call("getOutbound").id(UNKNOWN_ID)).statusCode());
     assertEquals(404, check.send(ob, call("postOutbound").id(UNKNOWN_ID)
         .json(new JsonObject().put("subject", "s").put("story", "t"))).statusCode());
     for (String[] q : new String[][] {{"limit", "0"}, {"limit", "101"}, {"limit", "x"}, {"cursor", "nope"}}) {
-      assertEquals(400, check.send(ob, call("getOutbound").id(poster).query(q[0], q[1])).statusCode(), q[0] + "=" + q[1]);
+      assertEquals(400, check.send(ob, call("getOutbound").id(poster).query(q[0], q[1])).statusCode(),
+          q[0] + "=" + q[1]);
     }
     operations(ob);
   }
@@ -178,11 +180,13 @@ class OpenApiConformanceIT {
     HttpResponse<Buffer> page1 = check.send(ib, call("getInbound").id(reader).query("limit", 1));
     String cursor = page1.getHeader("X-Next-Cursor");
     assertNotNull(cursor);
-    HttpResponse<Buffer> page2 = check.send(ib, call("getInbound").id(reader).query("limit", 1).query("cursor", cursor));
+    HttpResponse<Buffer> page2 =
+        check.send(ib, call("getInbound").id(reader).query("limit", 1).query("cursor", cursor));
     assertEquals(1, page2.bodyAsJsonArray().size());
     assertEquals(404, check.send(ib, call("getInbound").id(UNKNOWN_ID)).statusCode());
     for (String[] q : new String[][] {{"limit", "0"}, {"limit", "101"}, {"cursor", "nope"}}) {
-      assertEquals(400, check.send(ib, call("getInbound").id(reader).query(q[0], q[1])).statusCode(), q[0] + "=" + q[1]);
+      assertEquals(400, check.send(ib, call("getInbound").id(reader).query(q[0], q[1])).statusCode(),
+          q[0] + "=" + q[1]);
     }
     assertEquals(400, check.send(ib, call("getInbound").id("abc")).statusCode());
     operations(ib);

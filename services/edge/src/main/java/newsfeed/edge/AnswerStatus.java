@@ -35,7 +35,8 @@ final class AnswerStatus extends SimplePerformantInstrumentation {
 
   @Override
   public CompletableFuture<ExecutionResult> instrumentExecutionResult(ExecutionResult result,
-      InstrumentationExecutionParameters parameters, InstrumentationState state) {
+                                                                      InstrumentationExecutionParameters parameters,
+                                                                      InstrumentationState state) {
     RoutingContext ctx = parameters.getGraphQLContext().get(RoutingContext.class);
     if (ctx != null) {
       ctx.put(KEY, of(result));

@@ -138,7 +138,8 @@ class EdgeParticipantCheckTest {
     assertEquals(List.of("GET /participant/7/friends"), socialGraph.requests());
 
     socialGraph.reset();
-    assertEquals(new JsonObject().put("from", new JsonObject().put("id", "7")).put("to", new JsonObject().put("id", "8")),
+    assertEquals(
+        new JsonObject().put("from", new JsonObject().put("id", "7")).put("to", new JsonObject().put("id", "8")),
         data(edge.query("/", "mutation { createFriend(input: {from_id: \"7\", to_id: \"8\"}) "
             + "{ from { id }, to { id } } }")).getJsonObject("createFriend"));
     assertEquals(List.of("POST /participant/7/friends"), socialGraph.requests());

@@ -13,7 +13,8 @@ import java.util.UUID;
  * feed; givenOccurred is the poster's own `occurred` (column occurred_text), null when none was given.
  */
 public record InboundItem(long participantId, UUID occurred, long fromParticipantId, String givenOccurred,
-                          String subject, String story) implements FeedPage.Entry {
+                          String subject, String story)
+    implements FeedPage.Entry {
 
   /** The classic API shape {from,to,occurred,subject,story}; occurred as the poster gave it, else the timeuuid's instant. */
   @Override

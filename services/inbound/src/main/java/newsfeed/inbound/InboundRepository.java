@@ -39,7 +39,7 @@ public final class InboundRepository {
     this.insert = new LazyStatement(client, "INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)");
     this.firstPage = new LazyStatement(client, "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? LIMIT ?");
     // one row per (participant, occurred): occurred is the post's unique timeuuid, so it alone is the cursor
-    this.nextPage = new LazyStatement(client, 
+    this.nextPage = new LazyStatement(client,
         "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? AND occurred < ? LIMIT ?");
     this.executeOk = StoreTimers.timer(registry, "cassandra", "execute", "success");
     this.executeError = StoreTimers.timer(registry, "cassandra", "execute", "error");

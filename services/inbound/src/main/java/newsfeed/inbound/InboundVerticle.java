@@ -56,7 +56,8 @@ public final class InboundVerticle extends VerticleBase {
 
     InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
-    Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
+    Router router =
+        HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
     router.get("/participant/:id/inbound").handler(inbound::get).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),

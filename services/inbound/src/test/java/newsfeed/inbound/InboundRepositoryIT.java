@@ -62,7 +62,8 @@ class InboundRepositoryIT {
     long poster = reader + 1;
     List<OutboundPostedEvent> posted = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      posted.add(new OutboundPostedEvent(TestEvents.timeUuid(), poster, "s" + i, "story " + i, System.currentTimeMillis()));
+      posted.add(
+          new OutboundPostedEvent(TestEvents.timeUuid(), poster, "s" + i, "story " + i, System.currentTimeMillis()));
       Thread.sleep(3);
     }
     for (OutboundPostedEvent e : posted) {

@@ -170,7 +170,7 @@ class InboundServiceIT {
     for (String uri : new String[] {"/participant/abc/inbound", "/participant/0/inbound",
         "/participant/-3/inbound", "/participant/1/inbound?limit=0", "/participant/1/inbound?limit=101",
         "/participant/1/inbound?limit=x", "/participant/1/inbound?cursor=nope", "/participant/1/inbound?cursor="
-        + "AAAAAAAAAAAAAAAAAAAAAA"}) {
+            + "AAAAAAAAAAAAAAAAAAAAAA"}) {
       HttpResponse<Buffer> resp = get(uri);
       assertEquals(400, resp.statusCode(), uri);
       assertEquals(400, resp.bodyAsJsonObject().getInteger("status"), uri);

@@ -54,14 +54,15 @@ public final class OutboundRepository {
   /** Writes the post; idempotent (same key, same values), so the driver may retry it. */
   public Future<Void> insert(OutboundItem item) {
     return StoreTimers.time(() -> insert.get().compose(ps -> client.execute(ps.bind(item.participantId(),
-            item.occurred(), item.givenOccurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
+        item.occurred(), item.givenOccurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY)
+        .setIdempotent(true))),
         executeOk, executeError).mapEmpty();
   }
 
   /** Removes a post whose event could not be published (the compensation of {@link OutboundHandler}). */
   public Future<Void> delete(long participantId, UUID occurred) {
     return StoreTimers.time(() -> delete.get().compose(ps -> client.execute(ps.bind(participantId, occurred)
-            .setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
+        .setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
         deleteOk, deleteError).mapEmpty();
   }
 

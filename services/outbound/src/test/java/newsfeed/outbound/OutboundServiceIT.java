@@ -70,7 +70,8 @@ class OutboundServiceIT {
     socialGraph = new SocialGraphApi(http, StackEnv.get("SOCIAL_GRAPH_URL"));
     events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
     topic = events.createTopic("it-outbound", PARTITIONS);
-    cassandra = CassandraClient.create(vertx, cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")).clientOptions());
+    cassandra =
+        CassandraClient.create(vertx, cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")).clientOptions());
     consumer = new KafkaConsumer<>(Map.of("bootstrap.servers", StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"),
         "auto.offset.reset", "earliest"), new StringDeserializer(), new StringDeserializer());
     List<TopicPartition> partitions = new ArrayList<>();
@@ -255,7 +256,8 @@ class OutboundServiceIT {
     long poster = socialGraph.createParticipant("poster");
     int total = 45;
     for (int i = 0; i < total; i++) {
-      HttpResponse<Buffer> resp = post(port, poster, new JsonObject().put("subject", "post " + i).put("story", "s" + i));
+      HttpResponse<Buffer> resp =
+          post(port, poster, new JsonObject().put("subject", "post " + i).put("story", "s" + i));
       assertEquals(200, resp.statusCode(), resp.bodyAsString());
     }
     List<String> subjects = new ArrayList<>();
@@ -430,7 +432,8 @@ class OutboundServiceIT {
         continue;   // never got to the server, or a queued request on a closing connection: not acknowledged
       }
       if (f.succeeded()) {
-        assertEquals(200, f.result().statusCode(), "an accepted request is finished, not cut: " + f.result().bodyAsString());
+        assertEquals(200, f.result().statusCode(),
+            "an accepted request is finished, not cut: " + f.result().bodyAsString());
         acknowledged++;
       }
     }

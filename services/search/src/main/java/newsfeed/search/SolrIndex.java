@@ -63,11 +63,11 @@ public final class SolrIndex {
       docs.add(doc);
     }
     return StoreTimers.time(() -> web.postAbs(coreUrl + "/update")
-            .addQueryParam("commitWithin", Integer.toString(COMMIT_WITHIN_MS))
-            .addQueryParam("wt", "json")
-            .timeout(TIMEOUT_MS)
-            .sendJson(docs)
-            .compose(SolrIndex::expectOk), indexOk, indexError)
+        .addQueryParam("commitWithin", Integer.toString(COMMIT_WITHIN_MS))
+        .addQueryParam("wt", "json")
+        .timeout(TIMEOUT_MS)
+        .sendJson(docs)
+        .compose(SolrIndex::expectOk), indexOk, indexError)
         .mapEmpty();
   }
 

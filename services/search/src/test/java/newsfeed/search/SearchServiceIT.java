@@ -102,8 +102,10 @@ class SearchServiceIT {
     String metrics = get("/metrics").bodyAsString();
     assertTrue(metrics.contains("newsfeed_search_index_delay_seconds_count{service=\"search\"}"), metrics);
     assertTrue(metrics.contains("newsfeed_events_total{event=\"consumed\",service=\"search\"}"), metrics);
-    assertTrue(metrics.contains("newsfeed_store_client_seconds_bucket{operation=\"index\",outcome=\"success\","), metrics);
-    assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\",route=\"/outbound\","), metrics);
+    assertTrue(metrics.contains("newsfeed_store_client_seconds_bucket{operation=\"index\",outcome=\"success\","),
+        metrics);
+    assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\",route=\"/outbound\","),
+        metrics);
   }
 
   @Test

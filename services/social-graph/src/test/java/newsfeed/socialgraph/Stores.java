@@ -22,8 +22,8 @@ final class Stores implements AutoCloseable {
 
   Stores(Vertx vertx) {
     pg = PgBuilder.pool().connectingTo(new PgConnectOptions().setHost(StackEnv.get("PG_HOST"))
-            .setPort(Integer.parseInt(StackEnv.get("PG_PORT"))).setDatabase(StackEnv.get("PG_DATABASE"))
-            .setUser(StackEnv.get("PG_USER")).setPassword(StackEnv.get("PG_PASSWORD")))
+        .setPort(Integer.parseInt(StackEnv.get("PG_PORT"))).setDatabase(StackEnv.get("PG_DATABASE"))
+        .setUser(StackEnv.get("PG_USER")).setPassword(StackEnv.get("PG_PASSWORD")))
         .using(vertx).build();
     redis = Redis.createClient(vertx, StackEnv.get("REDIS_URL"));
   }

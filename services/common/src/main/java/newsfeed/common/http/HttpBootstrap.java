@@ -132,7 +132,8 @@ public final class HttpBootstrap {
         up &= f.succeeded();
         status.put(checks.get(i).name(), f.succeeded() ? "UP" : "DOWN: " + f.cause().getMessage());
       }
-      json(ctx, up ? 200 : 503, new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", new JsonObject(status)));
+      json(ctx, up ? 200 : 503,
+          new JsonObject().put("status", up ? "UP" : "DOWN").put("checks", new JsonObject(status)));
     });
   }
 

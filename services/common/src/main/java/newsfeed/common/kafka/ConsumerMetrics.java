@@ -63,7 +63,7 @@ public final class ConsumerMetrics {
   void assigned(Set<TopicPartition> partitions) {
     for (TopicPartition tp : partitions) {
       lagGauges.computeIfAbsent(tp, p -> Gauge.builder("newsfeed.kafka.consumer.lag.records",
-              lag.computeIfAbsent(p, k -> new AtomicLong()), AtomicLong::get)
+          lag.computeIfAbsent(p, k -> new AtomicLong()), AtomicLong::get)
           .tag("group", group).tag("topic", p.getTopic()).tag("partition", Integer.toString(p.getPartition()))
           .register(registry));
     }
