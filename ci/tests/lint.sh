@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Static checks that need no running system: shellcheck on every script, actionlint on CI workflows.
+# Static checks that need no running system: shellcheck on every script, actionlint on CI workflows, the Java
+# formatting of services/ (formatter-maven-plugin, pinned in services/pom.xml).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${NEWSFEED_BIN:-$HOME/.cache/newsfeed/bin}
@@ -17,6 +18,16 @@ mapfile -t workflows < <(git ls-files --cached --others --exclude-standard -- 'c
 for f in "${workflows[@]}"; do
   [ -f "$f" ] && check "actionlint $f" "$BIN/actionlint" -shellcheck= "$f"
 done
+# every Java source formatted as services/eclipse-formatter.xml says; Maven's output (the first file that is not)
+# only when one is not
+java_formatted() {
+  local out
+  out=$(mvn -B -q -ntp -Dstyle.color=never -f services/pom.xml formatter:validate 2>&1) && return 0
+  echo "$out"
+  echo "run: mvn -f services/pom.xml formatter:format" >&2
+  return 1
+}
+check "java sources formatted (formatter:validate)" java_formatted
 # the charts' READMEs are generated from the documented values (`# --` comments) by helm-docs: regenerate them
 # into a copy and compare, so a value added or changed without its README fails here
 readmes_in_sync() {
