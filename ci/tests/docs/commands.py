@@ -28,9 +28,10 @@ ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=(\"[^\"]*\"|'[^']*'|\$\([^)]*\)|\S*)
 REPO_PATH = re.compile(r"^(ci|charts|values|k6|operators|services|docs)/[^\s'\"]*$")
 
 
-def doc_files():
+def doc_files(patterns=None):
+    """The repository-relative paths the glob patterns (default DOCS) match, each once, in pattern order."""
     seen = []
-    for pattern in DOCS:
+    for pattern in patterns or DOCS:
         for f in sorted(glob.glob(os.path.join(ROOT, pattern))):
             rel = os.path.relpath(f, ROOT)
             if rel not in seen:

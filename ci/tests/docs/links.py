@@ -4,11 +4,12 @@ Markdown file is one of that file's headings (as GitHub makes their anchors). Li
 Prints one `FAIL - ` line per file with a broken link; exits 1 if there is one.
 Usage: links.py [REPO_ROOT]
 """
-import glob
 import os
 import re
 import sys
 import unicodedata
+
+from commands import doc_files  # the same glob-and-dedupe of doc files as the command check, over this check's DOCS
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../.."))
 DOCS = ["README.md", "docs/*.md", "docs/*/*.md", "*/README.md", "*/*/README.md"]
@@ -79,12 +80,7 @@ def problems(rel):
 
 
 def main():
-    files = []
-    for pattern in DOCS:
-        for f in sorted(glob.glob(os.path.join(ROOT, pattern))):
-            rel = os.path.relpath(f, ROOT)
-            if rel not in files:
-                files.append(rel)
+    files = doc_files(DOCS)
     failed = 0
     for rel in files:
         found = problems(rel)
