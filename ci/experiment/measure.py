@@ -101,6 +101,17 @@ def host_cpu_busy(path, t0, t1):
     return round((1 - (b[2] - a[2]) / (b[1] - a[1])) * (os.cpu_count() or 1), 2)
 
 
+def cpu_by_service(url, w, span, pad):
+    """CPU cores of every service over the window (process CPU time, else the sampled process_cpu_usage gauge)."""
+    result = query(url, w.delta('process_cpu_time_ns_total{service!=""}', "service"), w.end)
+    if result:
+        return {m.get("service", "?"): round(v / 1e9 / span, 3) for m, v in result if not math.isnan(v)}
+    sel = 'service!=""'
+    expr = (f"avg_over_time((sum by (service) (process_cpu_usage{{{sel}}} * system_cpu_count{{{sel}}}))"
+            f"[{max(1, int(span))}s:{max(1, int(pad))}s] @ {w.end:.3f})")
+    return {m.get("service", "?"): round(v, 3) for m, v in query(url, expr, w.end) if not math.isnan(v)}
+
+
 def measure(a):
     url, svc, w = a.prometheus, a.service, Window(a.t0, a.t1, a.pad)
     at = w.end
@@ -121,8 +132,16 @@ def measure(a):
     consumed = scalar(url, w.delta(f'newsfeed_events_total{{service="{svc}",event="consumed"}}'), at)
     row["consumed_per_min"] = per_min(consumed, a.duration)
     delay = ASYNC_DELAY.get(svc)
-    row["async_p95_ms"] = ms(scalar(url, w.quantile(0.95, f'{delay}_bucket{{service="{svc}"}}'), at)) \
-        if delay and consumed else None
+    for name, q in (("async_p50_ms", 0.5), ("async_p95_ms", 0.95)):
+        row[name] = ms(scalar(url, w.quantile(q, f'{delay}_bucket{{service="{svc}"}}'), at)) \
+            if delay and consumed else None
+    # records the group is behind (partitions of the scraped instances): at the end of the window and its highest
+    if delay:
+        lag = f'newsfeed_kafka_consumer_lag_records{{service="{svc}"}}'
+        end_lag = scalar(url, f"sum({w.at(lag, a.t1)})", at)
+        max_lag = scalar(url, f"max_over_time(sum({lag})[{max(1, int(a.t1 - a.t0))}s:5s] @ {a.t1:.3f})", at)
+        row["consumer_lag"] = None if end_lag is None else int(end_lag)
+        row["consumer_lag_max"] = None if max_lag is None else int(max_lag)
 
     # CPU cores: process CPU time when Micrometer exports it, else the sampled process_cpu_usage gauge
     span = w.end - w.t0
@@ -139,6 +158,7 @@ def measure(a):
             return None if value is None else round(value, 3)
         row["cpu_cores"] = cores(f'service="{svc}"')
         row["cpu_all_services"] = cores('service!=""')
+    row["cpu_by_service"] = cpu_by_service(url, w, span, a.pad)
     uptime = f'process_uptime_seconds{{service="{svc}"}}'
     instances = scalar(url, f"count({w.at(uptime, a.t1)})", at)
     row["instances"] = None if instances is None else int(instances)
