@@ -17,7 +17,8 @@
 #   --out DIR           default $NEWSFEED_RUN/experiments/<service>-<mode>-<UTC time>
 #   --title TEXT        chart and table title;  --no-chart  skip the PNG
 #  cluster mode (PROMETHEUS_URL must reach the cluster's Prometheus, e.g. through kubectl port-forward; at the
-#  end the release is rolled back to its revision before the run):
+#  end, also when interrupted, a k6 Job still running is deleted and the release rolled back to its revision
+#  before the run):
 #   --release NAME (newsfeed)  --namespace NS (newsfeed)  --chart PATH (charts/newsfeed)
 #   --values FILE       extra values for every upgrade, repeatable (e.g. values/scaling/hpa.yaml)
 #   --key K[,K2]        value(s) set to the replica count, default <service>.replicaCount; with an HPA e.g.
@@ -27,8 +28,10 @@
 #   --set K=V           one more helm --set for every upgrade, repeatable
 #   --job-timeout S     give up waiting for a k6 Job, default 3600;  --dry-run  print helm/kubectl, run nothing
 #  local mode: NEWSFEED_RUN, NEWSFEED_PORT_OFFSET and NEWSFEED_STACK_ENV as for ci/services.sh; the stores
-#   must be up; services, gateway and Prometheus are started when not running (and then stopped at the end).
-#   "replicas" = local instances (at most 9; SERVICE_INSTANCES keeps the other services' counts).
+#   must be up; services, gateway and Prometheus are started when not running and then stopped at the end;
+#   services that ran before keep running, the service back at its count before. Also when interrupted: a k6
+#   run in progress is stopped first. "replicas" = local instances (at most 9; SERVICE_INSTANCES keeps the
+#   other services' counts).
 # Output in --out: results.jsonl, results.csv, results.md, throughput.png, runs/<N>/ (k6 output, summary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -119,16 +122,27 @@ mode_prepare
 # k8s object names (the cluster Job is named after its test id): lowercase, digits and dashes
 testid_of() { echo "exp-$SERVICE-r$1-$2-$STAMP" | tr -c 'a-z0-9\n-' '-' | cut -c1-63; }
 
+# an unmeasured run of WARMUP before count $1's first measured one (not in a subshell: the cleanup must see it)
+warmup_run() {
+  [ -n "$WARMUP" ] || return 0
+  local duration=$DURATION
+  log "warm-up run of $WARMUP at $RATE it/s"
+  DURATION=$WARMUP
+  mkdir -p "$2/warmup"
+  mode_run "$(testid_of "$1" warm)" "$2/warmup" || true
+  DURATION=$duration
+  # Prometheus scrapes once more before the measured run, else its first window would start at the last sample
+  # before it (up to a scrape interval earlier) and count the warm-up's last requests
+  $DRY_RUN || sleep "$PAD"
+}
+
 for n in $REPLICAS; do
   log "=== $SERVICE x $n"
   mode_scale "$n"
   $DRY_RUN || sleep "$SETTLE"
   dir=$OUT/runs/$n
   mkdir -p "$dir"
-  if [ -n "$WARMUP" ]; then
-    log "warm-up run of $WARMUP"
-    (DURATION=$WARMUP; mkdir -p "$dir/warmup"; mode_run "$(testid_of "$n" warm)" "$dir/warmup") || true
-  fi
+  warmup_run "$n" "$dir"
   testid=$(testid_of "$n" run)
   log "k6 $SCENARIO at $RATE it/s for $DURATION (testid $testid)"
   mode_run "$testid" "$dir"
