@@ -101,15 +101,18 @@ def host_cpu_busy(path, t0, t1):
     return round((1 - (b[2] - a[2]) / (b[1] - a[1])) * (os.cpu_count() or 1), 2)
 
 
-def cpu_by_service(url, w, span, pad):
-    """CPU cores of every service over the window (process CPU time, else the sampled process_cpu_usage gauge)."""
-    result = query(url, w.delta('process_cpu_time_ns_total{service!=""}', "service"), w.end)
-    if result:
-        return {m.get("service", "?"): round(v / 1e9 / span, 3) for m, v in result if not math.isnan(v)}
-    sel = 'service!=""'
-    expr = (f"avg_over_time((sum by (service) (process_cpu_usage{{{sel}}} * system_cpu_count{{{sel}}}))"
-            f"[{max(1, int(span))}s:{max(1, int(pad))}s] @ {w.end:.3f})")
-    return {m.get("service", "?"): round(v, 3) for m, v in query(url, expr, w.end) if not math.isnan(v)}
+def window_cores(url, w, sel, by=None):
+    """CPU cores used over the load window [t0, t1] (not the pad after it): the rate of the process CPU time counter
+    over the window, else (fewer than two scrapes of it inside) the sampled process_cpu_usage gauge averaged over it.
+    With `by`, {label value: cores}; else the sum, None when nothing is scraped."""
+    span = max(1, int(round(w.t1 - w.t0)))
+    agg = f"sum by ({by})" if by else "sum"
+    result = query(url, f"{agg} (rate(process_cpu_time_ns_total{{{sel}}}[{span}s] @ {w.t1:.3f})) / 1e9", w.end)
+    if not result:
+        gauge = f"process_cpu_usage{{{sel}}} * system_cpu_count{{{sel}}}"
+        result = query(url, f"avg_over_time(({agg} ({gauge}))[{span}s:1s] @ {w.t1:.3f})", w.end)
+    values = {m.get(by, "?") if by else "": round(v, 3) for m, v in result if not math.isnan(v)}
+    return values if by else values.get("")
 
 
 def measure(a):
@@ -143,22 +146,10 @@ def measure(a):
         row["consumer_lag"] = None if end_lag is None else int(end_lag)
         row["consumer_lag_max"] = None if max_lag is None else int(max_lag)
 
-    # CPU cores: process CPU time when Micrometer exports it, else the sampled process_cpu_usage gauge
-    span = w.end - w.t0
-    cpu_time = scalar(url, w.delta(f'process_cpu_time_ns_total{{service="{svc}"}}'), at)
-    if cpu_time is not None:
-        row["cpu_cores"] = round(cpu_time / 1e9 / span, 3)
-        all_cpu = scalar(url, w.delta('process_cpu_time_ns_total{service!=""}'), at)
-        row["cpu_all_services"] = None if all_cpu is None else round(all_cpu / 1e9 / span, 3)
-    else:
-        def cores(sel):
-            expr = (f"avg_over_time((sum(process_cpu_usage{{{sel}}} * system_cpu_count{{{sel}}}))"
-                    f"[{max(1, int(span))}s:{max(1, int(a.pad))}s] @ {w.end:.3f})")
-            value = scalar(url, expr, at)
-            return None if value is None else round(value, 3)
-        row["cpu_cores"] = cores(f'service="{svc}"')
-        row["cpu_all_services"] = cores('service!=""')
-    row["cpu_by_service"] = cpu_by_service(url, w, span, a.pad)
+    # CPU cores over the load window: process CPU time when Micrometer exports it, else the process_cpu_usage gauge
+    row["cpu_cores"] = window_cores(url, w, f'service="{svc}"')
+    row["cpu_all_services"] = window_cores(url, w, 'service!=""')
+    row["cpu_by_service"] = window_cores(url, w, 'service!=""', "service")
     uptime = f'process_uptime_seconds{{service="{svc}"}}'
     instances = scalar(url, f"count({w.at(uptime, a.t1)})", at)
     row["instances"] = None if instances is None else int(instances)
