@@ -130,6 +130,7 @@ for n in $REPLICAS; do
   [ "$MODE" = cluster ] || [ "$n" -le 9 ] || die "local mode runs at most 9 instances (got $n)"
 done
 [ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events|api)$ ]] || die "--throughput http|events|api"
+PAD=${PAD:-$([ "$MODE" = cluster ] && echo 40 || echo 12)}
 if $CAPACITY; then
   # shellcheck source=ci/experiment/capacity.sh
   source ci/experiment/capacity.sh
@@ -151,7 +152,6 @@ if [ "$MODE" = local ] && { [ -n "$CPU_LIMIT" ] || [ ${#HELM_SETS[@]} -gt 0 ]; }
 fi
 [ -z "$CPU_LIMIT" ] || [[ $CPU_LIMIT =~ ^([0-9]+m|[0-9]+(\.[0-9]+)?)$ ]] || die "--cpu-limit '$CPU_LIMIT' is not a CPU quantity (250m, 0.5)"
 for kv in "${HELM_SETS[@]}"; do [[ $kv =~ ^[A-Za-z0-9_.-]+= ]] || die "--set '$kv' is not KEY=VALUE"; done
-PAD=${PAD:-$([ "$MODE" = cluster ] && echo 40 || echo 12)}
 STAMP=$(date -u +%Y%m%dt%H%M%Sz)
 OUT=${OUT:-$NEWSFEED_RUN/experiments/$SERVICE-$MODE-$STAMP}
 TITLE=${TITLE:-"$SERVICE scaling ($MODE, $SCENARIO at $RATE it/s for $DURATION)"}

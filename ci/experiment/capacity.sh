@@ -39,12 +39,21 @@ capacity_settings() {
     esac
     K6_ENV=(PARTICIPANTS=200 FRIENDS=10 CHECK_EVERY=10 "${defaults[@]}" "${K6_ENV[@]}")
   fi
+  # k6/experiment.js waits --pad (> 1 scrape) between setup and the load: the window's first sample then falls
+  # after setup (none of its requests counted) and the fan-out of the prefilled posts has had time to settle
+  [ "$SCENARIO" != experiment ] || K6_ENV=("START_DELAY=${PAD}s" "${K6_ENV[@]}")
+  local kv
+  LOAD_DELAY_S=0
+  for kv in "${K6_ENV[@]}"; do
+    [[ $kv != START_DELAY=* ]] || [ "$SCENARIO" != experiment ] || LOAD_DELAY_S=$(seconds_of "${kv#*=}") \
+      || die "START_DELAY '${kv#*=}' is not a k6 duration"
+  done
   RATE=$START_RATE DURATION=$STEP
   TITLE=${TITLE:-"$SERVICE capacity ($MODE, $SCENARIO, p95 ≤ $SLO_MS ms)"}
 }
 
-# Local mode: the CPU of every process of this run over a step's load, from when k6's setup logs its last line to
-# 2 s before the load ends (as ci/experiment/benchmarks.sh does), into $2/cpu-split.json.
+# Local mode: the CPU of every process of this run over a step's load, from when k6's setup logs its last line (and
+# START_DELAY after it) to 2 s before the load ends (as ci/experiment/benchmarks.sh does), into $2/cpu-split.json.
 cpu_dirs() {
   local stack_env=${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}
   printf '%s\n' "$NEWSFEED_RUN" "$(dirname "$(realpath "$stack_env")")" | sort -u
@@ -53,6 +62,7 @@ cpu_watch_start() {
   local klog=$NEWSFEED_RUN/reports/$1/k6.log dir=$2 dirs
   mapfile -t dirs < <(cpu_dirs)
   ( until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
+    sleep "$LOAD_DELAY_S"
     end=$((SECONDS + ${DURATION_S%.*} - 2))
     python3 ci/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "${dirs[@]}"
     sleep $((end > SECONDS ? end - SECONDS : 0))
@@ -124,7 +134,10 @@ capacity_count() {
   mkdir -p "$dir"
   reproduce_command "$n" "$start" > "$dir/command.txt"
   RATE=$start
+  local measured_env=("${K6_ENV[@]}")
+  K6_ENV+=(START_DELAY=0s)   # the warm-up is not measured (and the runner waits --pad after it)
   warmup_run "$n" "$dir"
+  K6_ENV=("${measured_env[@]}")
   if $DRY_RUN; then
     mkdir -p "$dir/step-1"
     mode_run "$(testid_of "$n" s1)" "$dir/step-1"

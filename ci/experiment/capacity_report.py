@@ -19,15 +19,22 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from capacity_search import capacity, read_steps  # noqa: E402
 
-STEP_COLUMNS = ["replicas", "step", "offered", "achieved", "p50_ms", "p95_ms", "p99_ms", "error_ratio", "dropped_iterations",
-                "held", "broke_on", "objective_p50_ms", "objective_p95_ms", "slo_ms", "api_error_ratio", "dropped_share",
-                "api_p95_ms", "async_p95_ms", "consumer_lag_max", "cpu_cores", "cpu_all_services", "host_cpu_busy",
-                "busiest", "busiest_cores", "instances", "k6_exit", "throughput_kind", "testid", "t0", "t1", "duration_s"]
+STEP_COLUMNS = ["replicas", "step", "offered", "achieved", "p50_ms", "p95_ms", "p99_ms", "error_ratio",
+                "dropped_iterations", "held", "broke_on", "objective_p50_ms", "objective_p95_ms", "slo_ms",
+                "api_error_ratio", "dropped_share", "api_p95_ms", "async_p95_ms", "consumer_lag_max", "cpu_cores",
+                "cpu_all_services", "host_cpu_busy", "busiest", "busiest_cores", "other_load_cores", "instances",
+                "k6_exit", "throughput_kind", "testid", "t0", "t1", "duration_s"]
 CAPACITY_COLUMNS = ["replicas", "capacity", "broken_at", "resolution", "status", "broke_on", "efficiency", "achieved",
                     "objective_p95_ms", "steps", "bottleneck", "bottleneck_cores", "service_cpu_cores", "host_cpu_busy",
-                    "consumer_lag_max", "command"]
+                    "other_load_cores", "consumer_lag_max", "command"]
 # cpu_split.py groups that are not part of the system under test (other work on the machine)
 NOT_THE_SYSTEM = {"not this run", "other", "other java (builds, tests)"}
+
+
+def other_load(step):
+    """Cores the machine spent on processes outside the run (local mode): other work competing for the CPU."""
+    split = step.get("cpu_split")
+    return None if not split else round(sum(v for k, v in split.items() if k in NOT_THE_SYSTEM), 3)
 
 
 def busiest(step):
@@ -49,9 +56,10 @@ def per_count(steps, commands):
         at = next((s for s in mine if s["held"] and s["offered"] == c["capacity"]), {})
         above = next((s for s in mine if not s["held"] and s["offered"] == c["broken_at"]), {})
         name, cores = busiest(at)
-        rows.append({"replicas": n, **c, "broke_on": above.get("broke_on"), "achieved": at.get("achieved"), "objective_p95_ms": at.get("objective_p95_ms"),
-                     "steps": len(mine), "bottleneck": name, "bottleneck_cores": cores,
+        rows.append({"replicas": n, **c, "broke_on": above.get("broke_on"), "achieved": at.get("achieved"),
+                     "objective_p95_ms": at.get("objective_p95_ms"), "steps": len(mine), "bottleneck": name, "bottleneck_cores": cores,
                      "service_cpu_cores": at.get("cpu_cores"), "host_cpu_busy": at.get("host_cpu_busy"),
+                     "other_load_cores": other_load(at),
                      "consumer_lag_max": at.get("consumer_lag_max"), "command": commands.get(n, "")})
     base = next((r for r in rows if r["capacity"]), None)
     for r in rows:
@@ -92,10 +100,12 @@ def write_markdown(rows, meta, path, title):
              f"lowest rate that broke is within {float(meta.get('resolution', 0)):.0%} of the highest that held (\"gap\"). "
              "Efficiency = capacity(N) / (N × capacity(1)). Broke on: why the rate above the capacity broke. Bottleneck: "
              "the component that used the most CPU in the step at capacity (every process of the run in local mode, "
-             "every service in a cluster; a hint where to look, not a proof). Every step: steps.csv.", "",
+             "every service in a cluster; a hint where to look, not a proof); other load: cores the host spent on "
+             "processes outside the run in that step (local mode), which the run had to share the CPU with. CPU in "
+             "cores. Every step: steps.csv.", "",
              "| replicas | capacity (it/s) | broke at | gap | status | broke on | efficiency | achieved/s | p95 ms "
-             "| steps | bottleneck (cores) | service CPU | host CPU busy | consumer lag (max) |",
-             "|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|"]
+             "| steps | bottleneck (cores) | service CPU | host CPU busy | other load | consumer lag (max) |",
+             "|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
     for r in rows:
         status = {"found": "found", "capped": "held at the highest rate tried",
                   "none held": "broke at the lowest rate tried"}.get(r["status"], r["status"])
@@ -107,7 +117,8 @@ def write_markdown(rows, meta, path, title):
         lines.append(f"| {r['replicas']} | {num(r['capacity'])} | {num(r['broken_at'])} | {gap} | {status} "
                      f"| {r['broke_on'] or '–'} | {num(r['efficiency'], '{:.2f}')} | {num(r['achieved'])} "
                      f"| {num(r['objective_p95_ms'])} | {r['steps']} | {bottleneck} | {cpu} "
-                     f"| {num(r['host_cpu_busy'], '{:.2f}')} | {num(r['consumer_lag_max'], '{:,}')} |")
+                     f"| {num(r['host_cpu_busy'], '{:.2f}')} | {num(r['other_load_cores'], '{:.2f}')} "
+                     f"| {num(r['consumer_lag_max'], '{:,}')} |")
     lines += ["", "Reproduce one count (the same options, that count alone, from the same first rate):", ""]
     lines += [f"- {r['replicas']}: `{r['command']}`" for r in rows if r["command"]]
     lines.append("")
@@ -193,6 +204,7 @@ def main():
                 commands[n] = f.read().strip()
     for s in steps:
         s["busiest"], s["busiest_cores"] = busiest(s)
+        s["other_load_cores"] = other_load(s)
     write_csv([{**s, "held": "yes" if s["held"] else "no"} for s in steps], STEP_COLUMNS, os.path.join(a.out, "steps.csv"))
     rows = per_count(steps, commands)
     write_csv(rows, CAPACITY_COLUMNS, os.path.join(a.out, "capacity.csv"))

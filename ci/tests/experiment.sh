@@ -197,7 +197,9 @@ for n in counts:
         base = (n, cap)
     eff = None if not cap or base is None else round(cap * base[0] / (n * base[1]), 3)
     good = good and num(row.get("efficiency")) == eff
-    print(f"{n} instance(s): {len(mine)} steps, held {held}, broke {broken}; table {dict((k, row.get(k)) for k in ('capacity', 'broken_at', 'status', 'efficiency'))}; {'ok' if good else 'MISMATCH'}", file=sys.stderr)
+    shown = {k: row.get(k) for k in ("capacity", "broken_at", "status", "efficiency")}
+    print(f"{n} instance(s): {len(mine)} steps, held {held}, broke {broken}; table {shown}; "
+          f"{'ok' if good else 'MISMATCH'}", file=sys.stderr)
     ok = ok and good
 sys.exit(0 if ok else 1)
 EOF_PY
