@@ -27,8 +27,10 @@ test: ## run every test suite (SUITES="lint charts" for a subset)
 load: ## run a k6 scenario against the running local services (SCENARIO=social|smoke|fanout|experiment|graphql)
 	bash ci/load.sh $(or $(SCENARIO),social)
 
-experiment: ## local scaling run: SERVICE=outbound REPLICAS="1 2 3" (ci/experiment.sh --help for more)
-	bash ci/experiment.sh --mode local --service $(or $(SERVICE),outbound) --replicas "$(or $(REPLICAS),1 2)"
+# a small capacity search (20 s steps, bisected to 10 %); FIXED_RATE=50: the fixed-rate run at 50 it/s instead
+EXPERIMENT_LOAD = $(if $(FIXED_RATE),--rate $(FIXED_RATE),--capacity --step 20s --resolution 0.1$(if $(SLO_MS), --slo-ms $(SLO_MS)))
+experiment: ## capacity: the most k6 it/s each instance count sustains at p95 <= SLO_MS (50; inbound 20) (SERVICE=outbound REPLICAS="1 2"; FIXED_RATE=50: one fixed rate)
+	bash ci/experiment.sh --mode local --service $(or $(SERVICE),outbound) --replicas "$(or $(REPLICAS),1 2)" $(EXPERIMENT_LOAD)
 
 report: ## per-minute report from the local Prometheus (START/END as unix seconds or RFC3339)
 	bash ci/prometheus.sh report

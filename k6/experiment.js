@@ -4,6 +4,8 @@
 // participant, then waits until a sample of feeds is full), so reads return full pages from the first second.
 // Then up to three open-loop scenarios at RATE iterations/s in total, split by share:
 //   post_outbound (POST_SHARE, default 0), read_inbound (INBOUND_SHARE, default 1), search (SEARCH_SHARE, 0).
+// START_DELAY (none): an idle pause between setup and the load (k6 startTime), e.g. so that the fan-out of the
+// prefilled posts settles and a metrics scrape falls between setup and the measured window.
 // Other settings: PARTICIPANTS (1000), FRIENDS (10), PREFILL_POSTS (3), DURATION (1m), FEED_LIMIT (20),
 // PRE_ALLOCATED_VUS (50), MAX_VUS (400), SETUP_BATCH (50), P95_MS/P99_MS (500/1500), FAILED_RATE (0.01),
 // CHECK_EVERY (1): every CHECK_EVERY-th iteration of a scenario checks the whole response (shape, ids, page size),
@@ -27,6 +29,7 @@ const DURATION = str('DURATION', '1m');
 const FEED_LIMIT = int('FEED_LIMIT', 20);
 const BATCH = int('SETUP_BATCH', 50);
 const CHECK_EVERY = int('CHECK_EVERY', 1);
+const START_DELAY = str('START_DELAY', '');
 // a read returns at least the prefilled page (posts during the run only add to it), never more than FEED_LIMIT
 const FULL_PAGE = Math.min(FEED_LIMIT, FRIENDS * PREFILL_POSTS);
 const SHARES = { post_outbound: num('POST_SHARE', 0), read_inbound: num('INBOUND_SHARE', 1), search: num('SEARCH_SHARE', 0) };
@@ -43,7 +46,7 @@ const thresholds = { http_req_failed: [`rate<${LIMITS.failedRate}`] };
 for (const name of enabled) {
   const share = SHARES[name] / total;
   scenarios[name] = arrivalScenario(EXEC[name], {
-    ratePerSec: RATE * share, duration: DURATION,
+    ratePerSec: RATE * share, duration: DURATION, startTime: START_DELAY,
     preAllocatedVUs: Math.ceil(int('PRE_ALLOCATED_VUS', 50) * share), maxVUs: Math.ceil(int('MAX_VUS', 400) * share),
   });
   Object.assign(thresholds, scenarioThresholds(name, LIMITS));

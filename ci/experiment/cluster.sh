@@ -9,7 +9,7 @@
 
 # shellcheck source=ci/experiment/host_cpu.sh
 source ci/experiment/host_cpu.sh
-sampler_pid="" NODES_HERE=false REVISION_BEFORE=""
+sampler_pid="" NODES_HERE=false REVISION_BEFORE="" RUN_JOB=""
 
 # kubectl/helm, or with --dry-run only printed (to see the plan without a cluster)
 kc() { if $DRY_RUN; then echo "+ kubectl -n $NAMESPACE $*" >&2; else kubectl -n "$NAMESPACE" "$@"; fi; }
@@ -82,6 +82,7 @@ mode_run() {
   fi
   job_manifest "$job" > "$dir/job.json"
   ! $NODES_HERE || start_sampler "$dir/host-cpu.txt"
+  RUN_JOB=$job   # deleted by mode_cleanup when the runner is interrupted before the Job ends
   kubectl -n "$NAMESPACE" apply -f "$dir/job.json" >&2 || die "could not create job/$job"
   # Complete or Failed (a failed k6 threshold exits 99: the run is still measured, its exit recorded)
   local deadline=$((SECONDS + JOB_TIMEOUT)) state=""
@@ -93,6 +94,7 @@ mode_run() {
     kubectl -n "$NAMESPACE" wait --for=condition=complete "job/$job" --timeout=30s >/dev/null 2>&1 || true
   done
   stop_sampler
+  [ -z "$state" ] || RUN_JOB=""
   kubectl -n "$NAMESPACE" logs "job/$job" --all-containers > "$dir/k6.log" 2>&1 || true
   [ -n "$state" ] || die "job/$job neither completed nor failed within ${JOB_TIMEOUT}s (see $dir/k6.log)"
   [ "${state%% *}" = Complete ] || RUN_EXIT=1
@@ -103,6 +105,10 @@ mode_run() {
 
 mode_cleanup() {
   stop_sampler
+  if [ -n "$RUN_JOB" ]; then
+    log "deleting job/$RUN_JOB (interrupted before it ended)"
+    kubectl -n "$NAMESPACE" delete job "$RUN_JOB" --ignore-not-found --wait=false >&2 || true
+  fi
   [ -n "$REVISION_BEFORE" ] && [ "$REVISION_BEFORE" != null ] || return 0
   log "rolling $RELEASE back to revision $REVISION_BEFORE"
   helm -n "$NAMESPACE" rollback "$RELEASE" "$REVISION_BEFORE" --wait --timeout 10m >&2 \

@@ -2,8 +2,8 @@
 """Where the machine's CPU goes during a benchmark step: CPU time of every process, grouped (k6, each
 service, each store, Prometheus, nginx, other), from /proc/<pid>/stat before and after.
 
-Usage: cpu_split.py snapshot FILE [RUN_DIR]  write the CPU ticks of every process (JSON); with RUN_DIR, a
-                                             process that names it in neither its command line nor its
+Usage: cpu_split.py snapshot FILE [RUN_DIR...]  write the CPU ticks of every process (JSON); with RUN_DIRs, a
+                                             process that names none of them in its command line or its
                                              environment (another stack, a build) is grouped as "not this run"
        cpu_split.py diff BEFORE AFTER         print JSON {group: cores} over the time between the snapshots
 """
@@ -29,7 +29,7 @@ def group_of(cmdline):
     return "other"
 
 
-def snapshot(run_dir=None):
+def snapshot(run_dirs=()):
     procs = {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -40,14 +40,15 @@ def snapshot(run_dir=None):
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
             env = ""
-            if run_dir:
+            if run_dirs:
                 with open(f"/proc/{pid}/environ", "rb") as f:
                     env = f.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
         fields = stat[stat.rindex(")") + 2:].split()
         procs[pid] = {"start": fields[19], "ticks": int(fields[11]) + int(fields[12]), "group": group_of(cmd),
-                      "ppid": fields[1], "mine": not run_dir or run_dir in cmd or run_dir in env}
+                      "ppid": fields[1],
+                      "mine": not run_dirs or any(d in cmd or d in env for d in run_dirs)}
     # a child of a process of this run belongs to it too (PostgreSQL backends name no directory)
 
     def mine(pid, depth=0):
@@ -71,9 +72,9 @@ def diff(before, after):
 
 
 def main():
-    if len(sys.argv) in (3, 4) and sys.argv[1] == "snapshot":
+    if len(sys.argv) >= 3 and sys.argv[1] == "snapshot":
         with open(sys.argv[2], "w", encoding="utf-8") as f:
-            json.dump(snapshot(sys.argv[3] if len(sys.argv) == 4 else None), f)
+            json.dump(snapshot(sys.argv[3:]), f)
     elif len(sys.argv) == 4 and sys.argv[1] == "diff":
         with open(sys.argv[2], encoding="utf-8") as f:
             before = json.load(f)

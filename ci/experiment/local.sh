@@ -8,7 +8,7 @@
 
 OFFSET=${NEWSFEED_PORT_OFFSET:-0}
 GATEWAY_URL=http://127.0.0.1:$((18080 + OFFSET))
-started_services=false started_gateway=false started_prometheus=false sampler_pid=
+started_services=false started_gateway=false started_prometheus=false sampler_pid='' load_pid='' count_before=0
 
 # SERVICE_INSTANCES of the caller (other services' counts are kept) with this service at $1
 instances_setting() {
@@ -31,6 +31,8 @@ mode_prepare() {
   [ -x "${K6:-$HOME/.cache/newsfeed/bin/k6}" ] || die "k6 is missing (bash ci/tools.sh all)"
   if [ "$(SERVICE_INSTANCES=$BASE_INSTANCES bash ci/services.sh status >/dev/null 2>&1; echo $?)" != 0 ]; then
     started_services=true   # not every service runs: we start them and stop them at the end
+  else
+    count_before=$(running_instances)   # they run: the service goes back to this count at the end
   fi
   if ! bash ci/prometheus.sh status >/dev/null 2>&1; then
     started_prometheus=true
@@ -83,8 +85,12 @@ mode_run() {
   start_sampler "$dir/host-cpu.txt"
   RUN_K6_START=$(date +%s.%N)
   RUN_EXIT=0
-  env TESTID="$testid" BASE_URL="$GATEWAY_URL" PROMETHEUS_URL="$PROMETHEUS_URL" RATE="$RATE" DURATION="$DURATION" \
-    "${K6_ENV[@]}" bash ci/load.sh "$SCENARIO" -q > "$dir/k6.out" 2>&1 || RUN_EXIT=$?
+  # in a session of its own, waited for: an interrupted runner stops k6 and its children (stop_load)
+  setsid env TESTID="$testid" BASE_URL="$GATEWAY_URL" PROMETHEUS_URL="$PROMETHEUS_URL" RATE="$RATE" DURATION="$DURATION" \
+    "${K6_ENV[@]}" bash ci/load.sh "$SCENARIO" -q > "$dir/k6.out" 2>&1 < /dev/null &
+  load_pid=$!
+  wait "$load_pid" || RUN_EXIT=$?
+  load_pid=
   local wall_end; wall_end=$(date +%s.%N)
   stop_sampler
   cp "$reports/summary.json" "$reports/summary.txt" "$dir/" 2>/dev/null || true
@@ -99,12 +105,28 @@ mode_run() {
   RUN_T0=$(awk -v e="$RUN_T1" -v d="$DURATION_S" 'BEGIN { printf "%.3f", e - d }')
 }
 
+# a k6 run still going (the runner was interrupted): its whole process group, gracefully first
+stop_load() {
+  [ -n "$load_pid" ] || return 0
+  kill -TERM -- "-$load_pid" 2>/dev/null || true
+  local i
+  for i in 1 2 3 4 5 6 7 8 9 10; do kill -0 -- "-$load_pid" 2>/dev/null || break; sleep 0.5; done
+  kill -KILL -- "-$load_pid" 2>/dev/null || true
+  log "stopped the k6 run in progress"
+  load_pid=
+}
+
 mode_cleanup() {
+  stop_load
   stop_sampler
   if $started_services; then bash ci/services.sh stop >&2 || log "ci/services.sh stop failed"; fi
+  if ! $started_services && [ "$count_before" -gt 0 ] && [ "$(running_instances)" != "$count_before" ]; then
+    log "restoring $SERVICE to the $count_before instance(s) that ran before"
+    (mode_scale "$count_before") || log "WARNING: could not restore $SERVICE to $count_before instance(s)"
+  fi
   if $started_gateway; then bash ci/gateway.sh stop >&2 || log "ci/gateway.sh stop failed"; fi
   if $started_prometheus; then bash ci/prometheus.sh stop >&2 || log "ci/prometheus.sh stop failed"; fi
-  if ! $started_services; then
-    log "services were running before: left at SERVICE_INSTANCES=\"${SERVICE_INSTANCES:-}\""
+  if ! $started_services && [ "$count_before" -gt 0 ]; then
+    log "services were running before: left running, $SERVICE at $(running_instances) instance(s)"
   fi
 }

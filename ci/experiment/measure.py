@@ -101,6 +101,20 @@ def host_cpu_busy(path, t0, t1):
     return round((1 - (b[2] - a[2]) / (b[1] - a[1])) * (os.cpu_count() or 1), 2)
 
 
+def window_cores(url, w, sel, by=None):
+    """CPU cores used over the load window [t0, t1] (not the pad after it): the rate of the process CPU time counter
+    over the window, else (fewer than two scrapes of it inside) the sampled process_cpu_usage gauge averaged over it.
+    With `by`, {label value: cores}; else the sum, None when nothing is scraped."""
+    span = max(1, int(round(w.t1 - w.t0)))
+    agg = f"sum by ({by})" if by else "sum"
+    result = query(url, f"{agg} (rate(process_cpu_time_ns_total{{{sel}}}[{span}s] @ {w.t1:.3f})) / 1e9", w.end)
+    if not result:
+        gauge = f"process_cpu_usage{{{sel}}} * system_cpu_count{{{sel}}}"
+        result = query(url, f"avg_over_time(({agg} ({gauge}))[{span}s:1s] @ {w.t1:.3f})", w.end)
+    values = {m.get(by, "?") if by else "": round(v, 3) for m, v in result if not math.isnan(v)}
+    return values if by else values.get("")
+
+
 def measure(a):
     url, svc, w = a.prometheus, a.service, Window(a.t0, a.t1, a.pad)
     at = w.end
@@ -121,24 +135,21 @@ def measure(a):
     consumed = scalar(url, w.delta(f'newsfeed_events_total{{service="{svc}",event="consumed"}}'), at)
     row["consumed_per_min"] = per_min(consumed, a.duration)
     delay = ASYNC_DELAY.get(svc)
-    row["async_p95_ms"] = ms(scalar(url, w.quantile(0.95, f'{delay}_bucket{{service="{svc}"}}'), at)) \
-        if delay and consumed else None
+    for name, q in (("async_p50_ms", 0.5), ("async_p95_ms", 0.95)):
+        row[name] = ms(scalar(url, w.quantile(q, f'{delay}_bucket{{service="{svc}"}}'), at)) \
+            if delay and consumed else None
+    # records the group is behind (partitions of the scraped instances): at the end of the window and its highest
+    if delay:
+        lag = f'newsfeed_kafka_consumer_lag_records{{service="{svc}"}}'
+        end_lag = scalar(url, f"sum({w.at(lag, a.t1)})", at)
+        max_lag = scalar(url, f"max_over_time(sum({lag})[{max(1, int(a.t1 - a.t0))}s:5s] @ {a.t1:.3f})", at)
+        row["consumer_lag"] = None if end_lag is None else int(end_lag)
+        row["consumer_lag_max"] = None if max_lag is None else int(max_lag)
 
-    # CPU cores: process CPU time when Micrometer exports it, else the sampled process_cpu_usage gauge
-    span = w.end - w.t0
-    cpu_time = scalar(url, w.delta(f'process_cpu_time_ns_total{{service="{svc}"}}'), at)
-    if cpu_time is not None:
-        row["cpu_cores"] = round(cpu_time / 1e9 / span, 3)
-        all_cpu = scalar(url, w.delta('process_cpu_time_ns_total{service!=""}'), at)
-        row["cpu_all_services"] = None if all_cpu is None else round(all_cpu / 1e9 / span, 3)
-    else:
-        def cores(sel):
-            expr = (f"avg_over_time((sum(process_cpu_usage{{{sel}}} * system_cpu_count{{{sel}}}))"
-                    f"[{max(1, int(span))}s:{max(1, int(a.pad))}s] @ {w.end:.3f})")
-            value = scalar(url, expr, at)
-            return None if value is None else round(value, 3)
-        row["cpu_cores"] = cores(f'service="{svc}"')
-        row["cpu_all_services"] = cores('service!=""')
+    # CPU cores over the load window: process CPU time when Micrometer exports it, else the process_cpu_usage gauge
+    row["cpu_cores"] = window_cores(url, w, f'service="{svc}"')
+    row["cpu_all_services"] = window_cores(url, w, 'service!=""')
+    row["cpu_by_service"] = window_cores(url, w, 'service!=""', "service")
     uptime = f'process_uptime_seconds{{service="{svc}"}}'
     instances = scalar(url, f"count({w.at(uptime, a.t1)})", at)
     row["instances"] = None if instances is None else int(instances)
