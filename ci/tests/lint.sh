@@ -42,6 +42,17 @@ readmes_in_sync() {
 }
 check "chart READMEs match helm-docs" readmes_in_sync
 
+# a script with a #! line is run by its path (README and docs do: ci/experiment.sh ...), so git must keep it executable
+scripts_executable() {
+  local f rc=0
+  while IFS= read -r f; do
+    [ -f "$f" ] && head -c2 "$f" | grep -q '^#!' || continue
+    [ "$(git ls-files -s -- "$f" | cut -c1-6)" = 100755 ] || { echo "not executable in git: $f (git update-index --chmod=+x $f)"; rc=1; }
+  done < <(git ls-files -- '*.sh' '*.py' .ci/run)
+  return $rc
+}
+check "scripts with a #! line are executable" scripts_executable
+
 # every relative link of README.md, docs/ and the READMEs leads to a file that exists, an #anchor to one of its headings
 check "relative links in the README and docs resolve" python3 ci/tests/docs/links.py
 
