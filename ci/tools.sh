@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs every pinned tool the project needs into ~/.cache/newsfeed and reuses it on later runs.
-# Usage: ci/tools.sh [all|apt|go|kube|node|prometheus-operator|ingress|cnpg...]   (default: all). Prints the bin dir on the last line.
+# Usage: ci/tools.sh [all|apt|go|npm|kube|node|prometheus-operator|ingress|cnpg...]   (default: all). Prints the bin dir on the last line.
 #   node: what the local Kubernetes node needs (ci/cluster.sh): Debian's containerd, runc, CNI plugins,
 #         iptables...; kubelet, kube-scheduler, kube-proxy, kubectl from the same source tree as `kube`;
 #         CoreDNS, metrics-server, local-path-provisioner, a small CRI client, the pause binary and their image
@@ -19,6 +19,8 @@ K8S_VERSION=v1.34.4
 COREDNS_VERSION=v1.14.7
 METRICS_SERVER_VERSION=v0.9.0
 LOCAL_PATH_PROVISIONER_VERSION=v0.0.30   # the newest the module proxy serves here
+GRAFANA_SCHEMA_VERSION=13.2.3   # npm @grafana/schema: the dashboard model's types, checked with TypeScript
+TYPESCRIPT_VERSION=5.9.3
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 TOOLS=$CACHE/tools
@@ -68,6 +70,20 @@ go_tools() {
   go_tool kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION"
   go_tool actionlint github.com/rhysd/actionlint/cmd/actionlint "$ACTIONLINT_VERSION"
   go_tool helm-docs github.com/norwoodj/helm-docs/cmd/helm-docs "$HELM_DOCS_VERSION"
+}
+
+# Grafana's dashboard schema as its npm package publishes it (TypeScript types) and the compiler that checks a
+# dashboard against them (ci/prometheus/check_dashboard_schema.sh), installed once per version pair.
+npm_tools() {
+  local dir="$TOOLS/grafana-schema-$GRAFANA_SCHEMA_VERSION-ts-$TYPESCRIPT_VERSION"
+  if [ ! -x "$dir/node_modules/.bin/tsc" ] || [ ! -f "$dir/node_modules/@grafana/schema/package.json" ]; then
+    log "installing @grafana/schema $GRAFANA_SCHEMA_VERSION and typescript $TYPESCRIPT_VERSION (first run only)"
+    mkdir -p "$dir"
+    printf '{"private": true, "dependencies": {"@grafana/schema": "%s", "typescript": "%s"}}\n' \
+      "$GRAFANA_SCHEMA_VERSION" "$TYPESCRIPT_VERSION" > "$dir/package.json"
+    (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error >&2)
+  fi
+  ln -sfn "$dir" "$CACHE/grafana-schema"
 }
 
 # Kubernetes binaries from the k8s.io/kubernetes module source, fetched and prepared once for all of them.
@@ -360,9 +376,10 @@ cnpg_tools() {
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
-    all) apt_packages; go_tools; kube_tools ;;
+    all) apt_packages; go_tools; npm_tools; kube_tools ;;
     apt) apt_packages ;;
     go) go_tools ;;
+    npm) npm_tools ;;
     kube) kube_tools ;;
     prometheus-operator) prometheus_operator_tools ;;
     ingress) ingress_tools ;;

@@ -5,7 +5,8 @@
 #   charts/newsfeed/files/prometheus/tests/; every recorded series asserted by a promtool test; every alert tested
 #   firing and not firing; the chart's PrometheusRule (helm template) holding exactly both files' groups by
 #   default, only the recording rules with alerts off, the thresholds of the values otherwise; every dashboard
-#   valid and on real series only (and the validator catching a misspelt metric and a repeated panel id);
+#   valid and on real series only (and the validator catching a misspelt metric and a repeated panel id) and
+#   conforming to Grafana's dashboard schema (@grafana/schema, and the check refusing what it must);
 #   then for real: ci/prometheus.sh start (rule groups of both files loaded, the services' own `service` label kept),
 #   stand-in services with known rates (ci/prometheus/testdata/fake_services.py) scraped for ~3 minutes while
 #   a k6 probe remote-writes into it, ci/prometheus.sh report over that window (the CSV must hold the known
@@ -199,6 +200,26 @@ check "validator rejects a misspelt metric name" rejects \
 check "validator rejects a repeated panel id" rejects 'panels[1]["id"] = panels[0]["id"]' "panel id"
 check "validator rejects a panel off \${datasource}" rejects 'panels[0]["datasource"] = {"type": "prometheus", "uid": "prom"}' \
   "datasource is not"
+
+# Grafana's own dashboard schema (@grafana/schema, pinned in ci/tools.sh): every dashboard conforms, and a
+# misspelt panel field or a value of the wrong type is refused
+check "dashboards conform to Grafana's schema (@grafana/schema)" bash ci/prometheus/check_dashboard_schema.sh \
+  "$DASHBOARDS"/*.json
+schema_rejects() {  # schema_rejects PYTHON_EDIT EXPECTED_MESSAGE: as rejects, through the schema check
+  local copy=$WORK/off-schema.json out
+  python3 - "$DASHBOARDS/newsfeed-overview.json" "$copy" "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+EOF
+  if out=$(bash ci/prometheus/check_dashboard_schema.sh "$copy" 2>&1); then echo "  the schema accepted: $1" >&2; return 1; fi
+  grep -q -- "$2" <<< "$out" || { echo "  expected '$2' in: $out" >&2; return 1; }
+}
+check "schema check refuses a misspelt panel field" schema_rejects \
+  'd["panels"][0]["gridPoss"] = d["panels"][0].pop("gridPos")' "'\"gridPoss\"' does not exist"
+check "schema check refuses a refresh that is not a string" schema_rejects 'd["refresh"] = 30' \
+  "Type 'number' is not assignable to type 'string'"
 
 # ---- the local Prometheus, for real --------------------------------------------------------------------
 ports_free() {
