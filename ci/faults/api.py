@@ -43,9 +43,9 @@ class Response:
         return f"{self.status} {self.body[:200]}"
 
 
-def request(method, url, body=None, timeout=10.0):
+def request(method, url, body=None, timeout=10.0, headers=None):
     data = None
-    headers = {"Accept": "application/json"}
+    headers = {"Accept": "application/json", **(headers or {})}
     if body is not None:
         data = json.dumps(body).encode()
         headers["Content-Type"] = "application/json"
@@ -102,8 +102,8 @@ def get(url, timeout=10.0):
             return Response(0, error=f"{type(e).__name__}: {e}", seconds=time.monotonic() - start)
 
 
-def post(url, body, timeout=10.0):
-    return request("POST", url, body, timeout=timeout)
+def post(url, body, timeout=10.0, headers=None):
+    return request("POST", url, body, timeout=timeout, headers=headers)
 
 
 def link(pid):

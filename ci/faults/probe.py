@@ -161,7 +161,11 @@ class Probe:
             self.eventually("down: POST outbound 503 JSON error",
                             self.post_cond(503, json_error=True))
             for inst in self.instances_of("outbound") + self.instances_of("inbound") + self.instances_of("search"):
-                self.ready(inst, 503)
+                # the event path reports the broker; readiness stays: the HTTP API needs no Kafka
+                self.eventually(f"down: {inst} /health/events 503",
+                                self.status_is("GET", f"{self.instances[inst]}/health/events", 503))
+                self.always(f"down: {inst} /health/ready still 200 (reads need no Kafka)",
+                            self.status_is("GET", f"{self.instances[inst]}/health/ready", 200))
             self.always("down: GET outbound still 200 (Cassandra is up)", self.status_is("GET", read_outbound, 200))
             self.always("down: GET inbound still 200 (Cassandra is up)", self.status_is("GET", read_inbound, 200))
             self.always("down: search still 200 (Solr is up)", self.status_is("GET", search, 200))

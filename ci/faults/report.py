@@ -4,7 +4,8 @@ Usage: report.py OUT_DIR
 Reads timeline.jsonl (fault events written by ci/tests/faults.sh), ledger.json and posts.jsonl (the ledger),
 recovery.jsonl and probes.jsonl (ci/faults/probe.py), verify.json (ci/faults/verify.py). Writes report.json and
 report.md into OUT_DIR, prints the Markdown, and prints one `ok/FAIL` line: every ledger post was answered with
-2xx or 503 (never another error, never left unanswered). Exit 1 when that check fails.
+2xx, 503 or, after the ledger's last retry, 409 (the key still leased by an attempt that failed): never another
+error, never left unanswered. Exit 1 when that check fails.
 """
 import json
 import os
@@ -57,7 +58,8 @@ def main():
             "store_start_s": secs(w.get("start"), w.get("started")),
             "ready_s": rec.get("ready_s"), "post_s": rec.get("post_s"),
             "fanout_s": rec.get("fanout_s"), "search_s": rec.get("search_s"),
-            "posts_sent": len(inside), "posts_rejected": len(rejected),
+            "posts_sent": len(inside), "posts_retried": sum(1 for p in inside if len(p.get("statuses", [])) > 1),
+            "posts_rejected": len(rejected),
             "rejected_by_outcome": dict(Counter(p["outcome"] for p in rejected)),
             "client_outage_s": secs(min(p["sent"] for p in rejected), max(p["answered"] for p in rejected))
             if rejected else 0.0,
@@ -66,35 +68,37 @@ def main():
         })
 
     counts = ledger.get("counts", {})
-    bad = {k: v for k, v in counts.items() if k not in ("acknowledged", "503", "skipped_client_busy")}
+    bad = {k: v for k, v in counts.items() if k not in ("acknowledged", "503", "409", "skipped_client_busy")}
     report = {"ledger": {k: v for k, v in ledger.items() if k != "timeline"}, "faults": faults, "verify": verify}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
 
     md = ["# Fault suite report", "",
           f"Ledger: {ledger.get('scheduled', 0)} posts scheduled at {ledger.get('rate')}/s over "
-          f"{ledger.get('duration_seconds')} s; outcomes {json.dumps(counts)}.", ""]
+          f"{ledger.get('duration_seconds')} s; outcomes {json.dumps(counts)}; posts retried with their "
+          f"Idempotency-Key {json.dumps(ledger.get('retries', {}))}.", ""]
     if verify:
         md += ["| property | expected | found | missing | duplicates |", "|---|---|---|---|---|"]
         for where in ("outbound", "inbound", "search"):
             r = verify[where]
             md.append(f"| {where} | {r['expected']} | {r['found']} | {r['missing']} | {r['duplicates']} |")
-        md += ["", f"Verification: {verify['verify_rounds']} round(s), {verify['verify_seconds']} s; rejected posts "
-               f"visible in outbound anyway: {verify['rejected_visible_in_outbound']}.", ""]
+        md += ["", f"Verification: {verify['verify_rounds']} round(s), {verify['verify_seconds']} s. Posts answered 503 "
+               f"(after every retry) yet visible: {json.dumps(verify['phantoms'])}.", ""]
     md += ["Recovery, in seconds (stop/start: the store's own; the rest from the restart: every instance ready, a new "
            "post acknowledged, fanned out, searchable; client outage: first rejected post sent to last answered):", "",
-           "| fault | stop | down | store start | ready | post | fan-out | search | posts sent | rejected | client outage | probes ok/failed |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| fault | stop | down | store start | ready | post | fan-out | search | posts sent | retried | rejected | client outage | probes ok/failed |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in faults:
         md.append(f"| {f['fault']} | {f['stop_s']} | {f['down_s']} | {f['store_start_s']} | {f['ready_s']} | "
-                  f"{f['post_s']} | {f['fanout_s']} | {f['search_s']} | {f['posts_sent']} | {f['posts_rejected']} | "
+                  f"{f['post_s']} | {f['fanout_s']} | {f['search_s']} | {f['posts_sent']} | {f['posts_retried']} | "
+                  f"{f['posts_rejected']} | "
                   f"{f['client_outage_s']} | {f['probes_passed']}/{f['probes_failed']} |")
     text = "\n".join(md) + "\n"
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)
     print(text, flush=True)
     ok = counts.get("acknowledged", 0) > 0 and not bad
-    print(f"{'ok' if ok else 'FAIL'} - ledger: every post answered 2xx or 503 ({json.dumps(counts)})", flush=True)
+    print(f"{'ok' if ok else 'FAIL'} - ledger: every post answered 2xx, 503 or 409 ({json.dumps(counts)})", flush=True)
     sys.exit(0 if ok else 1)
 
 

@@ -4,13 +4,15 @@
 #
 # Always starts its OWN stack (it stops stores; a shared NEWSFEED_STACK_ENV is ignored) in a fresh run dir,
 # the services with two inbound instances, a seeded graph (ci/faults/seed.py), and the ledger
-# (ci/faults/ledger.py: FAULTS_RATE posts/s, every outcome recorded). Then, one after the other: Kafka, Redis,
+# (ci/faults/ledger.py: FAULTS_RATE posts/s, each with an Idempotency-Key and retried with it after an error for
+# up to 45 s, every outcome recorded). Then, one after the other: Kafka, Redis,
 # Cassandra and Solr stopped and started again (ci/stack.sh stop-store/start-store), and inbound-2 killed -9
 # and restarted. While each fault lasts ci/faults/probe.py checks that the services stay live, answer 503 JSON
 # where the missing store is needed, keep serving what does not need it, and report not ready; after each
 # restart it times the recovery (ready, a new post acknowledged, fanned out, searchable). Finally
 # ci/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
-# inbound, and in search; ci/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
+# inbound, and in search, and no post answered 503 at every attempt in its poster's outbound;
+# ci/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
 #
 # Environment: NEWSFEED_PORT_OFFSET (default 1600), FAULTS_RATE (posts/s, default 20), FAULTS_POSTERS (30),
 # FAULTS_RECOVER_TIMEOUT (s, default 120), FAULTS_NOISE_RATE (k6 social load alongside, requests/s; default 0

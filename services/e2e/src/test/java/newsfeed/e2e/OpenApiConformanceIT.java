@@ -156,6 +156,7 @@ class OpenApiConformanceIT {
           q[0] + "=" + q[1]);
     }
     operations(ob);
+    assertEquals(200, check.send(ob, call("events")).statusCode(), ob);
   }
 
   @Test
@@ -190,6 +191,7 @@ class OpenApiConformanceIT {
     }
     assertEquals(400, check.send(ib, call("getInbound").id("abc")).statusCode());
     operations(ib);
+    assertEquals(200, check.send(ib, call("events")).statusCode(), ib);
 
     // both posts indexed: the two events may reach Solr in different batches, so one alone can be searchable first
     eventually(() -> check.send(search, call("searchOutbound").query("keywords", word).query("posts", true))
@@ -209,6 +211,7 @@ class OpenApiConformanceIT {
           .statusCode(), q[0] + "=" + q[1]);
     }
     operations(search);
+    assertEquals(200, check.send(search, call("events")).statusCode(), search);
   }
 
   @Test

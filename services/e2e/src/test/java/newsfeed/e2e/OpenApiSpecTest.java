@@ -49,6 +49,7 @@ class OpenApiSpecTest {
         Map.entry("graphql", "POST /graphql"),
         Map.entry("live", "GET /health/live"),
         Map.entry("ready", "GET /health/ready"),
+        Map.entry("events", "GET /health/events"),
         Map.entry("metrics", "GET /metrics")));
     assertEquals(expected, routes);
   }

@@ -16,6 +16,8 @@ import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
+import java.util.List;
+
 /**
  * The inbound service: the `newsfeed-inbound` consumer that fans posts out into friends' feeds, and the HTTP
  * API that reads those feeds, their first pages cached in Redis. Readiness checks Cassandra only: the cache is an
@@ -57,7 +59,8 @@ public final class InboundVerticle extends VerticleBase {
     InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
     Router router =
-        HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("cassandra", repository::ping)));
+        HttpBootstrap.router(vertx, registry, List.of(new Check("cassandra", repository::ping)),
+            consumer.healthChecks());
     router.get("/participant/:id/inbound").handler(inbound::get).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),

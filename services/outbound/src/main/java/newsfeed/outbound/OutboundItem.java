@@ -8,6 +8,7 @@ import io.vertx.core.json.JsonObject;
 import newsfeed.common.http.FeedPage;
 
 import java.time.Instant;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -26,6 +27,12 @@ public record OutboundItem(long participantId, UUID occurred, String givenOccurr
             : Instant.ofEpochMilli(TimeUuids.unixMillis(occurred)).toString())
         .put("subject", subject)
         .put("story", story);
+  }
+
+  /** The same post as {@code other} would make: poster, given occurred, subject and story (not the timeuuid). */
+  public boolean samePostAs(OutboundItem other) {
+    return participantId == other.participantId && Objects.equals(givenOccurred, other.givenOccurred)
+        && subject.equals(other.subject) && story.equals(other.story);
   }
 
   /** The "outbound posted" event of this post; its post time is the timeuuid's, like the row's occurred. */

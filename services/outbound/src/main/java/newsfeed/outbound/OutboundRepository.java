@@ -51,18 +51,24 @@ public final class OutboundRepository {
     this.queryError = StoreTimers.timer(registry, "cassandra", "query", "error");
   }
 
-  /** Writes the post; idempotent (same key, same values), so the driver may retry it. */
-  public Future<Void> insert(OutboundItem item) {
+  /**
+   * Writes the post with the write timestamp {@code micros}; idempotent (same key, same values), so the driver may
+   * retry it. The explicit timestamp is what lets {@link #delete} cancel it for good, whenever it arrives.
+   */
+  public Future<Void> insert(OutboundItem item, long micros) {
     return StoreTimers.time(() -> insert.get().compose(ps -> client.execute(ps.bind(item.participantId(),
         item.occurred(), item.givenOccurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY)
-        .setIdempotent(true))),
+        .setQueryTimestamp(micros).setIdempotent(true))),
         executeOk, executeError).mapEmpty();
   }
 
-  /** Removes a post whose event could not be published (the compensation of {@link OutboundHandler}). */
-  public Future<Void> delete(long participantId, UUID occurred) {
+  /**
+   * Removes a post (the cancellation of {@link OutboundHandler}) with a tombstone at write timestamp {@code micros}:
+   * it shadows every write of the row with an older timestamp, also one still on its way to a replica.
+   */
+  public Future<Void> delete(long participantId, UUID occurred, long micros) {
     return StoreTimers.time(() -> delete.get().compose(ps -> client.execute(ps.bind(participantId, occurred)
-        .setConsistencyLevel(CONSISTENCY).setIdempotent(true))),
+        .setConsistencyLevel(CONSISTENCY).setQueryTimestamp(micros).setIdempotent(true))),
         deleteOk, deleteError).mapEmpty();
   }
 

@@ -41,11 +41,12 @@ public final class OutboundVerticle extends VerticleBase {
     publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
     web = HttpBootstrap.webClient(vertx, "newsfeed-outbound", 16);
     ParticipantClient participants = new ParticipantClient(web, config.socialGraphUrl(), KNOWN_PARTICIPANTS);
-    OutboundHandler outbound = new OutboundHandler(vertx, repository, publisher, participants, registry);
+    OutboundHandler outbound = new OutboundHandler(vertx, repository,
+        new PostClaims(cassandra, registry), publisher, participants, registry);
 
-    Router router = HttpBootstrap.router(vertx, registry, List.of(
-        new Check("cassandra", repository::ping),
-        new Check("kafka", () -> publisher.checkBroker(2_000))));
+    // ready without Kafka: reads need none, and a post then answers 503 itself (JSON, nothing kept)
+    Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("cassandra", repository::ping)),
+        List.of(new Check("kafka", () -> publisher.checkBroker(2_000))));
     router.post("/participant/:id/outbound")
         .handler(BodyHandler.create(false).setBodyLimit(config.maxBodyBytes()))   // no uploads to the read-only FS
         .handler(outbound::post)

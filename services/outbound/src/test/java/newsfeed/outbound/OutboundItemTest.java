@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class OutboundItemTest {
@@ -64,5 +65,21 @@ class OutboundItemTest {
       assertTrue(next.timestamp() > previous.timestamp(), "strictly increasing");
       previous = next;
     }
+  }
+
+  @Test
+  void theSamePostIsPosterGivenOccurredSubjectAndStoryNotTheTimeuuid() {
+    OutboundItem post = new OutboundItem(42, Uuids.timeBased(), "2016-05-07", "s", "t");
+    assertTrue(post.samePostAs(new OutboundItem(42, Uuids.timeBased(), "2016-05-07", "s", "t")));
+    assertFalse(post.samePostAs(new OutboundItem(43, post.occurred(), "2016-05-07", "s", "t")));
+    assertFalse(post.samePostAs(new OutboundItem(42, post.occurred(), null, "s", "t")));
+    assertFalse(post.samePostAs(new OutboundItem(42, post.occurred(), "2016-05-07", "s2", "t")));
+    assertFalse(post.samePostAs(new OutboundItem(42, post.occurred(), "2016-05-07", "s", "t2")));
+  }
+
+  @Test
+  void microsAreTheTimeuuidsTimeInCassandrasWriteTimestampUnit() {
+    UUID occurred = Uuids.timeBased();
+    assertEquals(TimeUuids.unixMillis(occurred), TimeUuids.unixMicros(occurred) / 1000);
   }
 }

@@ -3,10 +3,12 @@ package newsfeed.outbound;
 import newsfeed.common.http.FeedPage;
 import newsfeed.common.config.Env;
 import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.TimeUuids;
 import newsfeed.common.cassandra.CassandraConfig;
 import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TcpRelay;
 import newsfeed.common.testing.TestEvents;
 
 import com.datastax.oss.driver.api.core.cql.Row;
@@ -43,6 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.eventually;
 import static newsfeed.common.testing.Waiting.freePort;
 
 /**
@@ -387,10 +390,14 @@ class OutboundServiceIT {
     assertTrue(metrics.contains("newsfeed_store_client_seconds_count{operation=\"delete\",outcome=\"success\","
         + "service=\"outbound\",store=\"cassandra\"} 1\n"), "the row was written, then deleted: " + metrics);
     assertTrue(metrics.contains("newsfeed_events_total{event=\"failed\",service=\"outbound\"} 1.0"), metrics);
+    // reads need no Kafka, so the instance stays ready; the event path reports the broker
     HttpResponse<Buffer> ready = get(noKafka, "/health/ready");
-    assertEquals(503, ready.statusCode(), ready.bodyAsString());
-    assertTrue(ready.bodyAsJsonObject().getJsonObject("checks").getString("kafka").startsWith("DOWN"));
-    assertEquals("UP", ready.bodyAsJsonObject().getJsonObject("checks").getString("cassandra"));
+    assertEquals(200, ready.statusCode(), ready.bodyAsString());
+    assertEquals(new JsonObject().put("cassandra", "UP"), ready.bodyAsJsonObject().getJsonObject("checks"));
+    HttpResponse<Buffer> events = get(noKafka, "/health/events");
+    assertEquals(503, events.statusCode(), events.bodyAsString());
+    assertTrue(events.bodyAsJsonObject().getJsonObject("checks").getString("kafka").startsWith("DOWN"));
+    assertEquals(200, get(port, "/health/events").statusCode(), "with the broker");
     assertEquals(200, get(noKafka, "/health/live").statusCode());
   }
 
@@ -404,10 +411,100 @@ class OutboundServiceIT {
     assertJsonError(503, get(noCassandra, "/participant/" + poster + "/outbound"), "GET without Cassandra");
     HttpResponse<Buffer> ready = get(noCassandra, "/health/ready");
     assertEquals(503, ready.statusCode(), ready.bodyAsString());
-    assertEquals("UP", ready.bodyAsJsonObject().getJsonObject("checks").getString("kafka"));
+    assertTrue(ready.bodyAsJsonObject().getJsonObject("checks").getString("cassandra").startsWith("DOWN"));
+    assertEquals(200, get(noCassandra, "/health/events").statusCode(), "the broker answers");
+    assertTrue(get(noCassandra, "/metrics").bodyAsString().contains("newsfeed_store_client_seconds_count{operation="
+        + "\"delete\",outcome=\"error\",service=\"outbound\",store=\"cassandra\"} 0\n"),
+        "a write the driver never sent needs no cancellation");
     Thread.sleep(1_000);
     assertEquals(0, eventsOf(poster, 0).size(), "no event for a post that was not stored");
     assertEquals(new JsonArray(), feed(port, poster, ""));
+  }
+
+  @Test
+  void aWriteWhoseAnswerIsLostIsCancelledBeforeThe503() throws Exception {
+    String[] cassandraAt = StackEnv.get("CASSANDRA_CONTACT_POINTS").split(",")[0].split(":");
+    TcpRelay relay = new TcpRelay(vertx, freePort(), cassandraAt[0], Integer.parseInt(cassandraAt[1]));
+    relay.start();
+    try {
+      int behindRelay = deploy("127.0.0.1:" + relay.port(), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
+      long poster = socialGraph.createParticipant("poster");
+      // the first post prepares the statements and opens the connections through the relay
+      assertEquals(200, post(behindRelay, poster, new JsonObject().put("subject", "first").put("story", "t"))
+          .statusCode());
+      relay.holdAnswers();
+      var answer = http.post(behindRelay, "127.0.0.1", "/participant/" + poster + "/outbound")
+          .sendJsonObject(new JsonObject().put("subject", "answer lost").put("story", "t"));
+      // Cassandra did the work: read past the relay, the row is there
+      eventually(() -> storedSubjects(poster), subjects -> subjects.contains("answer lost"));
+      Thread.sleep(2_500);   // past the driver's request timeout (2 s): the insert failed, the cancel is held too
+      relay.releaseAnswers();
+      HttpResponse<Buffer> resp = answer.await(20, java.util.concurrent.TimeUnit.SECONDS);
+      assertJsonError(503, resp, "POST whose write was not answered");
+      assertEquals(List.of("first"), storedSubjects(poster), "the tombstone shadows the written row");
+      assertEquals(1, feed(port, poster, "").size());
+      eventsOf(poster, 1);
+      Thread.sleep(1_000);
+      assertEquals(1, eventsOf(poster, 1).size(), "no event for the cancelled post");
+      assertTrue(get(behindRelay, "/metrics").bodyAsString().contains(
+          "newsfeed_outbound_cancellations_total{outcome=\"cancelled\",service=\"outbound\"} 1.0"));
+    } finally {
+      relay.stop();
+    }
+  }
+
+  @Test
+  void aRetryWithTheSameIdempotencyKeyGetsTheSamePostBack() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
+    String key = UUID.randomUUID().toString();
+    JsonObject body = new JsonObject().put("subject", "once").put("story", "only once");
+    HttpResponse<Buffer> first = postWithKey(port, poster, key, body);
+    assertEquals(200, first.statusCode(), first.bodyAsString());
+    HttpResponse<Buffer> retry = postWithKey(port, poster, key, body);
+    assertEquals(200, retry.statusCode(), retry.bodyAsString());
+    assertEquals(first.bodyAsJsonObject(), retry.bodyAsJsonObject(), "the same post, same occurred");
+    assertEquals(1, feed(port, poster, "").size());
+    eventsOf(poster, 1);
+    Thread.sleep(1_000);
+    assertEquals(1, eventsOf(poster, 1).size(), "one event");
+
+    HttpResponse<Buffer> reused = postWithKey(port, poster, key, body.copy().put("story", "something else"));
+    assertJsonError(422, reused, "the key of another post");
+    assertEquals("idempotency_key_reused", reused.bodyAsJsonObject().getString("error"));
+    long other = socialGraph.createParticipant("other");
+    assertEquals(200, postWithKey(port, other, key, body).statusCode(), "keys are the poster's own");
+    for (String bad : new String[] {"", " ", "k".repeat(256), "caf\u00e9", "tab\there"}) {
+      assertJsonError(400, postWithKey(port, poster, bad, body.copy().put("subject", "bad key")), "key '" + bad + "'");
+    }
+    assertEquals(1, feed(port, poster, "").size(), "neither a reused nor a bad key stores anything");
+    assertEquals(1, feed(port, other, "").size());
+  }
+
+  @Test
+  void aRetryAfterA503MakesThePostExactlyOnce() throws Exception {
+    int noKafka = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), "127.0.0.1:" + freePort());
+    long poster = socialGraph.createParticipant("poster");
+    String key = UUID.randomUUID().toString();
+    JsonObject body = new JsonObject().put("subject", "retried").put("story", "t");
+    var firstAttempt = http.post(noKafka, "127.0.0.1", "/participant/" + poster + "/outbound")
+        .putHeader("Idempotency-Key", key).sendJsonObject(body);
+    UUID claimed = eventually(() -> claimOf(poster, key), c -> c != null);
+    HttpResponse<Buffer> meanwhile = postWithKey(port, poster, key, body);
+    assertJsonError(409, meanwhile, "a retry while the first request runs");
+    assertEquals("request_in_progress", meanwhile.bodyAsJsonObject().getString("error"));
+    assertJsonError(503, firstAttempt.await(20, java.util.concurrent.TimeUnit.SECONDS), "the first attempt");
+    assertEquals(new JsonArray(), feed(port, poster, ""), "the failed attempt was cancelled");
+
+    HttpResponse<Buffer> retry = postWithKey(port, poster, key, body);   // at once: the failure released the key
+    assertEquals(200, retry.statusCode(), retry.bodyAsString());
+    assertEquals(Instant.ofEpochMilli(TimeUuids.unixMillis(claimed)).toString(),
+        retry.bodyAsJsonObject().getString("occurred"), "the post of the first request");
+    assertEquals(1, feed(port, poster, "").size());
+    List<ConsumerRecord<String, String>> published = eventsOf(poster, 1);
+    Thread.sleep(1_000);
+    assertEquals(1, eventsOf(poster, 1).size());
+    assertEquals(claimed, OutboundPostedEvent.parse(published.get(0).value()).eventId());
+    assertEquals(retry.bodyAsJsonObject(), postWithKey(port, poster, key, body).bodyAsJsonObject());
   }
 
   @Test
@@ -451,6 +548,26 @@ class OutboundServiceIT {
     assertNotNull(body.getString("error"), what);
     assertNotNull(body.getString("message"), what);
     assertFalse(resp.bodyAsString().contains("Exception"), what + " leaks a stack trace");
+  }
+
+  private static HttpResponse<Buffer> postWithKey(int port, long participant, String key, JsonObject body) {
+    return http.post(port, "127.0.0.1", "/participant/" + participant + "/outbound")
+        .putHeader("Idempotency-Key", key).sendJsonObject(body).await();
+  }
+
+  /** The subjects of the poster's rows, read from Cassandra itself. */
+  private static List<String> storedSubjects(long poster) {
+    return cassandra.executeWithFullFetch(SimpleStatement.newInstance(
+        "SELECT subject FROM outbound WHERE participant_id = ?", poster)).await().stream()
+        .map(r -> r.getString("subject")).toList();
+  }
+
+  /** The post a key claimed, null before it is claimed. */
+  private static UUID claimOf(long poster, String key) {
+    List<Row> rows = cassandra.executeWithFullFetch(SimpleStatement.newInstance(
+        "SELECT occurred FROM outbound_request WHERE participant_id = ? AND idempotency_key = ?", poster, key))
+        .await();
+    return rows.isEmpty() ? null : rows.get(0).getUuid("occurred");
   }
 
   private static HttpResponse<Buffer> post(int port, Object participant, JsonObject body) {

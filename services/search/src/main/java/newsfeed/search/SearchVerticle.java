@@ -12,6 +12,8 @@ import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
+import java.util.List;
+
 /** The search service: the `newsfeed-search` consumer that indexes posts into Solr, and the keyword search API. */
 public final class SearchVerticle extends VerticleBase {
   private final SearchConfig config;
@@ -33,7 +35,8 @@ public final class SearchVerticle extends VerticleBase {
     consumer = new EventConsumer(vertx, registry, "search", config.kafkaBootstrapServers(), config.kafkaTopic(),
         config.kafkaGroupId(), 500, config.kafkaConsumer(), new IndexProcessor(index, registry));
 
-    Router router = HttpBootstrap.router(vertx, registry, consumer.readinessChecks(new Check("solr", index::ping)));
+    Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("solr", index::ping)),
+        consumer.healthChecks());
     router.get("/outbound").handler(new SearchHandler(index, registry)::get).failureHandler(FailureHandler::handle);
 
     return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),

@@ -128,6 +128,12 @@ class SearchServiceIT {
     assertEquals(200, get("/health/live").statusCode());
     HttpResponse<Buffer> ready = get("/health/ready");
     assertEquals(200, ready.statusCode(), ready.bodyAsString());
+    assertEquals(new JsonObject().put("solr", "UP"), ready.bodyAsJsonObject().getJsonObject("checks"),
+        "readiness is what the HTTP API needs");
+    HttpResponse<Buffer> events = get("/health/events");
+    assertEquals(200, events.statusCode(), events.bodyAsString());
+    assertEquals(new JsonObject().put("kafka", "UP").put("consumer", "UP"),
+        events.bodyAsJsonObject().getJsonObject("checks"));
   }
 
   private static HttpResponse<Buffer> get(String uri) {

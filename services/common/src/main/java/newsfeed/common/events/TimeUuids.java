@@ -13,4 +13,9 @@ public final class TimeUuids {
   public static long unixMillis(UUID timeUuid) {
     return (timeUuid.timestamp() - UUID_EPOCH_OFFSET) / 10_000;
   }
+
+  /** Microseconds since the Unix epoch: the unit of Cassandra's write timestamps. */
+  public static long unixMicros(UUID timeUuid) {
+    return (timeUuid.timestamp() - UUID_EPOCH_OFFSET) / 10;
+  }
 }

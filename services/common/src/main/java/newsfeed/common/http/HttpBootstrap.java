@@ -26,7 +26,8 @@ import java.util.function.Supplier;
 /**
  * What every service router has: request metrics per route template, /health/live, /health/ready (all
  * checks must pass within 2 s), /metrics, and JSON answers for failures ({@link FailureHandler}) instead of HTML or
- * stack traces.
+ * stack traces. A service with an event path (outbound's publishing, inbound's and search's consumers) also has
+ * /health/events: readiness covers only what the HTTP API needs, so a Kafka outage leaves reads served.
  */
 public final class HttpBootstrap {
   private static final long CHECK_TIMEOUT_MS = 2_000;
@@ -39,10 +40,19 @@ public final class HttpBootstrap {
   }
 
   public static Router router(Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness) {
+    return router(vertx, registry, readiness, List.of());
+  }
+
+  /** {@code readiness}: the stores of the HTTP API; {@code events}: the broker and consumer, at /health/events. */
+  public static Router router(Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness,
+                              List<Check> events) {
     Router router = Router.router(vertx);
     router.route().handler(ctx -> timeRequest(ctx, registry));
     router.get("/health/live").handler(ctx -> json(ctx, 200, new JsonObject().put("status", "UP")));
     router.get("/health/ready").handler(ctx -> ready(ctx, readiness));
+    if (!events.isEmpty()) {
+      router.get("/health/events").handler(ctx -> ready(ctx, events));
+    }
     router.get("/metrics").handler(ctx -> ctx.response()
         .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         .end(registry.scrape()));

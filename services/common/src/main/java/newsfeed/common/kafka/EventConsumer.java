@@ -8,7 +8,6 @@ import io.vertx.kafka.client.consumer.KafkaConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -57,15 +56,17 @@ public final class EventConsumer {
     return c;
   }
 
-  /** Readiness: the service's own stores' checks, then the broker answers and the poll loop made progress. */
-  public List<Check> readinessChecks(Check... stores) {
-    List<Check> checks = new ArrayList<>(List.of(stores));
-    checks.add(new Check("kafka", () -> monitor.checkBroker(2_000)));
-    checks.add(new Check("consumer", () -> {
-      String reason = consumer.unhealthyReason();
-      return reason == null ? Future.succeededFuture() : Future.failedFuture(reason);
-    }));
-    return checks;
+  /**
+   * The event path's health (/health/events, not readiness: the HTTP API needs no Kafka): the broker answers and
+   * the poll loop made progress.
+   */
+  public List<Check> healthChecks() {
+    return List.of(
+        new Check("kafka", () -> monitor.checkBroker(2_000)),
+        new Check("consumer", () -> {
+          String reason = consumer.unhealthyReason();
+          return reason == null ? Future.succeededFuture() : Future.failedFuture(reason);
+        }));
   }
 
   public Future<Void> start() {
