@@ -25,6 +25,7 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * `POST /participant/:id/outbound` (JSON or form): store the post in Cassandra, then publish its event; 200 with
@@ -171,21 +172,16 @@ public final class OutboundHandler {
    * session could not even connect). The Vert.x client may wrap the driver's exception.
    */
   static boolean neverSent(Throwable err) {
-    for (Throwable e = err; e != null; e = e.getCause() == e ? null : e.getCause()) {
-      if (e instanceof AllNodesFailedException all) {
-        return all.getAllErrors().values().stream().flatMap(List::stream).allMatch(OutboundHandler::connectFailed);
-      }
-    }
-    return false;
+    return causes(err).filter(AllNodesFailedException.class::isInstance).findFirst()
+        .map(all -> ((AllNodesFailedException) all).getAllErrors().values().stream().flatMap(List::stream)
+            .allMatch(
+                e -> causes(e).anyMatch(c -> c instanceof ConnectException || c instanceof ConnectionInitException)))
+        .orElse(false);
   }
 
-  private static boolean connectFailed(Throwable err) {
-    for (Throwable e = err; e != null; e = e.getCause() == e ? null : e.getCause()) {
-      if (e instanceof ConnectException || e instanceof ConnectionInitException) {
-        return true;
-      }
-    }
-    return false;
+  // the exception and its causes, outermost first
+  private static Stream<Throwable> causes(Throwable err) {
+    return Stream.iterate(err, e -> e != null, e -> e.getCause() == e ? null : e.getCause());
   }
 
   private Future<Void> deleteWithRetry(OutboundItem item, long micros, int attempt, int attempts, long backoffMs) {
