@@ -44,6 +44,9 @@ stack-down: ## stop the local stores
 services-up: build ## start the five services against the local stack
 	bash ci/services.sh start
 
+dead-letters: ## what inbound's or search's consumer moved to its dead-letter topic (SERVICE=search; ACTION=replay puts it back)
+	@bash ci/services.sh dead-letters "$(or $(SERVICE),search)" "$(or $(ACTION),list)"
+
 services-down: ## stop the five services
 	bash ci/services.sh stop
 

@@ -12,6 +12,8 @@
 #   ports SVC print the port of every instance of a service, one a line (the gateway balances over them)
 #   kill      kill -9 one instance, e.g. `kill inbound-2` (fault tests)
 #   restart   stop and start one instance, e.g. `restart outbound-1`
+#   dead-letters SVC list|replay   inbound's or search's dead-letter command against the local stack
+#             (docs/reliability.md, "Poison events"): list prints one JSON object per dead-lettered record
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/services), NEWSFEED_PORT_OFFSET,
 #   NEWSFEED_STACK_ENV (default $NEWSFEED_RUN/stack.env: the stores' endpoints), SERVICE_INSTANCES (e.g.
 #   "outbound=2 inbound=3"; default 1 each, at most 9), SERVICE_JAVA_OPTS (JVM flags of every instance).
@@ -217,5 +219,11 @@ case ${1:-} in
     pid=$(instance_pid "$2") || die "$2 is not running"
     kill -KILL "$pid"; while alive "$pid"; do sleep 0.1; done; rm -f "$(pid_path "$2")"; log "$2 killed (pid $pid)" ;;
   restart) check_instance "${2:-}"; stop_instance "$2"; start_instance "$2"; wait_ready "$2" ;;
-  *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  dead-letters)
+    case ${2:-} in inbound | search) ;; *) die "dead-letters: inbound or search, not '${2:-}'" ;; esac
+    envs=()
+    mapfile -t envs < <(grep -E '^[A-Z_]+=' "$ENV_FILE")
+    # a short-lived JVM beside the instances: a small heap, the service's own jar and environment
+    env -i "${envs[@]}" "PATH=$PATH" "HOME=$HOME" java -Xmx128m -jar "$(jar_of "$2")" dead-letters "${3:-}" ;;
+  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Local store stack: real PostgreSQL, Redis, Kafka, Cassandra and Solr processes on 127.0.0.1 (or NEWSFEED_STACK_HOST).
 #
-# Usage: ci/stack.sh up | down | status | env | start-store NAME | stop-store NAME | restart-store NAME
+# Usage: ci/stack.sh up | down | status | env | start-store NAME | stop-store NAME | kill-store NAME | restart-store NAME
 #   up       start every store that is not running (in parallel), wait until each really answers, create
 #            the schemas from charts/newsfeed/files/schema, write $NEWSFEED_RUN/stack.env; a no-op when up
 #   down     stop every store this run dir started, by PID (TERM/INT, KILL after a timeout)
 #   status   table of the stores; exit 3 when any is not running
 #   env      print the service environment (the contents of stack.env)
+#   kill-store  kill -9 one store (no shutdown of its own: what a crash or an OOM kill leaves), then as stop-store
 #   NAME     postgresql | redis | kafka | cassandra | solr
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/stack), NEWSFEED_PORT_OFFSET
 # (added to every port of docs/contracts.md), NEWSFEED_CACHE (default ~/.cache/newsfeed; jars in stores/),
@@ -64,10 +65,11 @@ bring_up() {
   log "$s ready in $((SECONDS - started))s (pid $(store_pid "$s"), port $(store_port "$s"))"
 }
 
+# stop_store NAME [SIGNAL]: the store's own stop signal by default, KILL for a crash
 stop_store() {
   local s=$1 pid
   pid=$(store_pid "$s") || { rm -f "$(pid_file "$s")"; return 0; }
-  kill -s "$("${s}_stop_signal")" "$pid" 2>/dev/null || true
+  kill -s "${2:-$("${s}_stop_signal")}" "$pid" 2>/dev/null || true
   local deadline=$((SECONDS + STOP_TIMEOUT))
   while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   if alive "$pid"; then
@@ -200,7 +202,7 @@ main() {
     up | start-store | restart-store) check_host ;;
   esac
   case ${1:-} in
-    up | down | start-store | stop-store | restart-store) lock_run_dir ;;
+    up | down | start-store | stop-store | kill-store | restart-store) lock_run_dir ;;
   esac
   case ${1:-} in
     up) cmd_up ;;
@@ -209,8 +211,9 @@ main() {
     env) [ -f "$STACK_ENV" ] || die "no $STACK_ENV: run ci/stack.sh up first"; grep -v '^#' "$STACK_ENV" ;;
     start-store) check_store_name "${2:-}"; store_running "$2" || { prepare; bring_up_all "$2"; }; write_env ;;
     stop-store) check_store_name "${2:-}"; stop_store "$2" ;;
+    kill-store) check_store_name "${2:-}"; stop_store "$2" KILL ;;
     restart-store) check_store_name "${2:-}"; stop_store "$2"; prepare; bring_up_all "$2"; write_env ;;
-    *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 }
 

@@ -68,7 +68,15 @@ def main():
         })
 
     counts = ledger.get("counts", {})
-    bad = {k: v for k, v in counts.items() if k not in ("acknowledged", "503", "409", "skipped_client_busy")}
+    # while the only outbound instance is dead a post cannot be answered at all: no answer is what a client gets
+    # then (from the fault's stop, less the ledger's 20 s timeout for posts in flight, to the next fault)
+    dead = [(windows[n].get("stop", 0) - 20, windows[order[i + 1]].get("stop") if i + 1 < len(order) else None)
+            for i, n in enumerate(order) if n.startswith("outbound-")]
+
+    def explained(p):
+        return p["outcome"] in ("acknowledged", "503", "409") or (
+            p["outcome"] == "no_answer" and any(a <= p["sent"] < (b or float("inf")) for a, b in dead))
+    bad = dict(Counter(p["outcome"] for p in posts if not explained(p)))
     report = {"ledger": {k: v for k, v in ledger.items() if k != "timeline"}, "faults": faults, "verify": verify}
     with open(os.path.join(out, "report.json"), "w") as f:
         json.dump(report, f, indent=1)
@@ -84,21 +92,29 @@ def main():
             md.append(f"| {where} | {r['expected']} | {r['found']} | {r['missing']} | {r['duplicates']} |")
         md += ["", f"Verification: {verify['verify_rounds']} round(s), {verify['verify_seconds']} s. Posts answered 503 "
                f"(after every retry) yet visible: {json.dumps(verify['phantoms'])}.", ""]
+        o = verify.get("unanswered")
+        if o:
+            md += [f"Posts never answered (their outbound instance killed): {o['unanswered']}; stored in the poster's "
+                   f"outbound {o['stored']}, of those orphaned (not fanned out to every friend or not searchable) "
+                   f"{o['orphaned']}.", ""]
     md += ["Recovery, in seconds (stop/start: the store's own; the rest from the restart: every instance ready, a new "
            "post acknowledged, fanned out, searchable; client outage: first rejected post sent to last answered):", "",
            "| fault | stop | down | store start | ready | post | fan-out | search | posts sent | retried | rejected | client outage | probes ok/failed |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in faults:
-        md.append(f"| {f['fault']} | {f['stop_s']} | {f['down_s']} | {f['store_start_s']} | {f['ready_s']} | "
-                  f"{f['post_s']} | {f['fanout_s']} | {f['search_s']} | {f['posts_sent']} | {f['posts_retried']} | "
-                  f"{f['posts_rejected']} | "
-                  f"{f['client_outage_s']} | {f['probes_passed']}/{f['probes_failed']} |")
+        # a step without a store to stop and start (poison) has no timings: shown as "-"
+        t = {k: "-" if v is None else v for k, v in f.items()}
+        md.append(f"| {t['fault']} | {t['stop_s']} | {t['down_s']} | {t['store_start_s']} | {t['ready_s']} | "
+                  f"{t['post_s']} | {t['fanout_s']} | {t['search_s']} | {t['posts_sent']} | {t['posts_retried']} | "
+                  f"{t['posts_rejected']} | "
+                  f"{t['client_outage_s']} | {t['probes_passed']}/{t['probes_failed']} |")
     text = "\n".join(md) + "\n"
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)
     print(text, flush=True)
     ok = counts.get("acknowledged", 0) > 0 and not bad
-    print(f"{'ok' if ok else 'FAIL'} - ledger: every post answered 2xx, 503 or 409 ({json.dumps(counts)})", flush=True)
+    print(f"{'ok' if ok else 'FAIL'} - ledger: every post answered 2xx, 503 or 409, or not at all while outbound "
+          f"was killed ({json.dumps(counts)}{'; unexplained ' + json.dumps(bad) if bad else ''})", flush=True)
     sys.exit(0 if ok else 1)
 
 

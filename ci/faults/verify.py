@@ -33,7 +33,7 @@ def load_posts(out_dir):
 
 
 class Verifier:
-    def __init__(self, graph, acked, workers, refused=()):
+    def __init__(self, graph, acked, workers, refused=(), unanswered=()):
         self.urls = api.Urls()
         self.friends = {int(k): v for k, v in graph["friends"].items()}
         self.acked = acked
@@ -43,6 +43,10 @@ class Verifier:
         # the posts the client was told failed (503 at the last attempt): their deliveries must not show up
         self.refused = list(refused)
         self.deliveries.update({(f, p["subject"]): p["poster"] for p in self.refused for f in self.friends[p["poster"]]})
+        # posts never answered (the outbound instance was killed): either outcome is fine, half of one is not
+        self.unanswered = list(unanswered)
+        self.deliveries.update({(f, p["subject"]): p["poster"] for p in self.unanswered
+                                for f in self.friends[p["poster"]]})
         self.outbound_counts, self.inbound_counts, self.search_counts = Counter(), Counter(), Counter()
         self.read_errors = Counter()
 
@@ -89,8 +93,20 @@ class Verifier:
             else:
                 self.search_counts[p["subject"]] = n
 
+    def orphans(self):
+        """Unanswered posts stored in their poster's outbound but not fanned out to every friend or not indexed:
+        what a crash between the row's write and the event's publish leaves behind."""
+        def everywhere(p):
+            return all(self.inbound_counts[(f, p["subject"])] for f in self.friends[p["poster"]]) \
+                and self.search_counts[p["subject"]] > 0
+        stored = [p for p in self.unanswered if self.outbound_counts[(p["poster"], p["subject"])]]
+        return {"unanswered": len(self.unanswered), "stored": len(stored),
+                "orphaned": sum(1 for p in stored if not everywhere(p)),
+                "examples": [p["keyword"] for p in stored if not everywhere(p)][:5]}
+
     def expected_deliveries(self):
         refused = {p["subject"] for p in self.refused}
+        refused |= {p["subject"] for p in self.unanswered}
         return [k for k in self.deliveries if k[1] not in refused]
 
     def phantoms(self):
@@ -108,12 +124,12 @@ class Verifier:
 
     def run(self, timeout):
         start = time.monotonic()
-        posters = sorted({p["poster"] for p in self.acked + self.refused})
+        posters = sorted({p["poster"] for p in self.acked + self.refused + self.unanswered})
         self.fetch_outbound(posters)
         t_out = time.monotonic()
         self.fetch_inbound(sorted({k[0] for k in self.deliveries}))
         t_in = time.monotonic()
-        self.fetch_search(self.acked + self.refused)
+        self.fetch_search(self.acked + self.refused + self.unanswered)
         print(f"# first round: outbound {t_out - start:.1f}s, inbound {t_in - t_out:.1f}s, "
               f"search {time.monotonic() - t_in:.1f}s", flush=True)
         rounds = 1
@@ -139,7 +155,8 @@ def main():
     # told it failed, every time: an attempt without an answer may have made the post, which a later 503 (this
     # attempt failed) does not undo
     refused = [p for p in rejected if all(st == 503 for st in p.get("statuses", [p["status"]]))]
-    v = Verifier(graph, acked, a.workers, refused)
+    unanswered = [p for p in rejected if p not in refused and all(st == 0 for st in p.get("statuses", [p["status"]]))]
+    v = Verifier(graph, acked, a.workers, refused, unanswered)
     rounds, seconds = v.run(a.timeout)
     out_missing, in_missing, search_missing = v.missing()
     dup = {
@@ -163,6 +180,7 @@ def main():
         },
         # posts answered 503 that are visible anyway (an unanswered post's outcome is unknown: not counted)
         "refused": len(refused), "phantoms": v.phantoms(),
+        "unanswered": v.orphans(),
     }
     with open(os.path.join(a.out_dir, "verify.json"), "w") as f:
         json.dump(result, f, indent=1)
@@ -186,6 +204,9 @@ def main():
     check("posts answered 503, none in its poster's outbound", len(refused) > 0 and result["phantoms"]["outbound"] == 0,
           f"{len(refused)} refused, visible in outbound {result['phantoms']['outbound']}, inbound "
           f"{result['phantoms']['inbound']}, search {result['phantoms']['search']}")
+    o = result["unanswered"]
+    print(f"# posts never answered: {o['unanswered']}, stored in the poster's outbound {o['stored']}, of those "
+          f"orphaned (not in every friend's inbound or not searchable) {o['orphaned']} {o['examples']}", flush=True)
     sys.exit(1 if failed else 0)
 
 

@@ -37,6 +37,10 @@ SOLR_PORT=$((18983 + OFFSET))
 STORES=(postgresql redis kafka cassandra solr)
 KAFKA_TOPIC=outbound-posted
 KAFKA_PARTITIONS=6
+# the consumer groups of inbound and search (the services' defaults), each with its own dead-letter topic
+KAFKA_GROUPS="newsfeed-inbound newsfeed-search"
+KAFKA_RETENTION_MS=$((7 * 24 * 3600 * 1000))
+KAFKA_DEAD_LETTER_RETENTION_MS=$((14 * 24 * 3600 * 1000))
 SOLR_CORE=outbound
 KEYSPACE=newsfeed
 READY_TIMEOUT=${NEWSFEED_STACK_TIMEOUT:-150}   # seconds per store; a cold 2-core box under load is slow

@@ -6,8 +6,11 @@
 # the services with two inbound instances, a seeded graph (ci/faults/seed.py), and the ledger
 # (ci/faults/ledger.py: FAULTS_RATE posts/s, each with an Idempotency-Key and retried with it after an error for
 # up to 45 s, every outcome recorded). Then, one after the other: Kafka, Redis,
-# Cassandra and Solr stopped and started again (ci/stack.sh stop-store/start-store), and inbound-2 killed -9
-# and restarted. While each fault lasts ci/faults/probe.py checks that the services stay live, answer 503 JSON
+# Cassandra and Solr stopped and started again (ci/stack.sh stop-store/start-store), inbound-2 killed -9
+# and restarted, PostgreSQL stopped, Kafka and Cassandra killed -9 (ci/stack.sh kill-store), and the only
+# outbound, search and social-graph instances killed -9 and restarted; then forged events no consumer can process (ci/faults/poison.sh) must land in both groups'
+# dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`) must give them
+# back to one group only. While each fault lasts ci/faults/probe.py checks that the services stay live, answer 503 JSON
 # where the missing store is needed, keep serving what does not need it, and report not ready; after each
 # restart it times the recovery (ready, a new post acknowledged, fanned out, searchable). Finally
 # ci/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
@@ -98,6 +101,72 @@ fault() {
     --timeout "$RECOVER_TIMEOUT"
 }
 
+# every key of the file is listed by `make dead-letters SERVICE=$1` at least $2 times (within 60 s)
+dead_lettered() {
+  local svc=$1 times=$2 keys=$3 deadline=$((SECONDS + 60)) listed key ok
+  while :; do
+    listed=$(make -s dead-letters SERVICE="$svc" 2>/dev/null) || listed=""
+    ok=true
+    while read -r key; do
+      [ "$(grep -c "\"key\":\"$key\"" <<< "$listed")" -ge "$times" ] || ok=false
+    done < "$keys"
+    $ok && return 0
+    [ "$SECONDS" -lt "$deadline" ] || { echo "$svc lists: $listed" >&2; return 1; }
+    sleep 3
+  done
+}
+
+# inbound lists every key exactly once: it skipped the replayed copies meant for search (given a few seconds to
+# pass them: search has dead-lettered them again by now, at the same offsets)
+dead_lettered_once() {
+  local listed key; sleep 5
+  listed=$(make -s dead-letters SERVICE="$1" 2>/dev/null) || return 1
+  while read -r key; do
+    [ "$(grep -c "\"key\":\"$key\"" <<< "$listed")" -eq 1 ] || { echo "$1 lists: $listed" >&2; return 1; }
+  done < "$2"
+}
+
+# each instance of inbound and search answers /health/events 200: the poison did not stall a consumer
+events_healthy() {
+  local svc port
+  for svc in inbound search; do
+    for port in $(bash ci/services.sh ports "$svc"); do
+      curl -sf -m 5 -o /dev/null "http://127.0.0.1:$port/health/events" || { echo "$svc on $port" >&2; return 1; }
+    done
+  done
+}
+
+# nothing in either dead-letter topic: a store outage is transient and must never dead-letter an event
+dead_letters_empty() {
+  local svc listed
+  for svc in inbound search; do
+    listed=$(make -s dead-letters SERVICE="$svc") || return 1
+    [ -z "$listed" ] || { echo "$svc dead-lettered: $listed" >&2; return 1; }
+  done
+}
+
+replayed() {
+  local out; out=$(make -s dead-letters SERVICE="$1" ACTION=replay)
+  echo "$out" >&2
+  grep -q "^replayed $2 records from" <<< "$out"
+}
+
+# poison: forged events under the ledger's load; each group dead-letters them and goes on, a replay is one group's
+poison() {
+  local keys=$OUT/poison.keys n=3
+  check "no event dead-lettered during the store outages" dead_letters_empty
+  event poison stop
+  check "poison: $n forged events published" bash -c "bash ci/faults/poison.sh $n > '$keys'"
+  check "poison: inbound dead-lettered every forged event" dead_lettered inbound 1 "$keys"
+  check "poison: search dead-lettered every forged event" dead_lettered search 1 "$keys"
+  check "poison: every consumer healthy on /health/events" events_healthy
+  check "poison: make dead-letters SERVICE=search ACTION=replay replays $n" replayed search "$n"
+  # still forged, so search dead-letters the copies again; inbound, not their group, skips them
+  check "poison: search dead-lettered the replayed copies again" dead_lettered search 2 "$keys"
+  check "poison: inbound did not take search's replay" dead_lettered_once inbound "$keys"
+  event poison started
+}
+
 stop_ledger() {
   touch "$OUT/stop"
   local rc=0
@@ -128,6 +197,14 @@ fault redis 8 bash ci/stack.sh stop-store redis -- bash ci/stack.sh start-store 
 fault cassandra 8 bash ci/stack.sh stop-store cassandra -- bash ci/stack.sh start-store cassandra
 fault solr 8 bash ci/stack.sh stop-store solr -- bash ci/stack.sh start-store solr
 fault inbound-2 8 bash ci/services.sh kill inbound-2 -- bash ci/services.sh restart inbound-2
+fault postgresql 8 bash ci/stack.sh stop-store postgresql -- bash ci/stack.sh start-store postgresql
+# crashes: no shutdown of their own, whatever was in flight is cut off
+fault kafka-kill9 8 bash ci/stack.sh kill-store kafka -- bash ci/stack.sh start-store kafka
+fault cassandra-kill9 8 bash ci/stack.sh kill-store cassandra -- bash ci/stack.sh start-store cassandra
+fault outbound-1 8 bash ci/services.sh kill outbound-1 -- bash ci/services.sh restart outbound-1
+fault search-1 8 bash ci/services.sh kill search-1 -- bash ci/services.sh restart search-1
+fault social-graph-1 8 bash ci/services.sh kill social-graph-1 -- bash ci/services.sh restart social-graph-1
+poison
 
 sleep 5   # a tail of posts after the last recovery
 check "ledger stopped cleanly" stop_ledger

@@ -92,6 +92,17 @@ kafka_topic_has_partitions() {
   kafka_tool create-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" | grep -qx "$KAFKA_TOPIC partitions=6"
 }
 
+# the schema step set retention on the events topic and created each group's dead-letter topic with its own
+kafka_topics_have_retention() {
+  local group
+  kafka_tool describe-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" |
+    grep -qx "$KAFKA_TOPIC partitions=6 retention.ms=$KAFKA_RETENTION_MS" || return 1
+  for group in $KAFKA_GROUPS; do
+    kafka_tool describe-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC.$group.dead-letter" |
+      grep -qx "$KAFKA_TOPIC.$group.dead-letter partitions=1 retention.ms=$KAFKA_DEAD_LETTER_RETENTION_MS" || return 1
+  done
+}
+
 kafka_produce_consume() {
   local key value got; key="probe-$RANDOM$$"; value="{\"probe\":\"$key\"}"
   kafka_tool produce "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$key" "$value" >/dev/null &&
@@ -165,6 +176,7 @@ if [ "$failed" -eq 0 ]; then
   check "redis: SET then GET" redis_set_get
   check "redis: ${REDIS_DISABLED_COMMANDS[*]} are disabled, MGET still answers" redis_refuses_disabled_commands
   check "kafka: topic $KAFKA_TOPIC has 6 partitions" kafka_topic_has_partitions
+  check "kafka: retention set on the topic, a dead-letter topic per group" kafka_topics_have_retention
   check "kafka: produce then consume one record" kafka_produce_consume
   check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select
   check "solr: add a document, find it by a stemmed query" solr_add_query

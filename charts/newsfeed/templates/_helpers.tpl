@@ -285,6 +285,21 @@ secretKeyRef:
 {{- end -}}
 {{- end -}}
 
+{{/*
+The dead-letter topic of a consumer group, named as the services name it by default: <topic>.<group>.dead-letter.
+Usage: include "newsfeed.kafka.deadLetterTopic" (dict "group" .Values.schema.kafka.inboundGroup "context" .)
+*/}}
+{{- define "newsfeed.kafka.deadLetterTopic" -}}
+{{- printf "%s.%s.dead-letter" .context.Values.schema.kafka.topic .group -}}
+{{- end -}}
+
+{{/*
+Hours as Kafka's retention.ms. Usage: include "newsfeed.kafka.retentionMs" .Values.schema.kafka.retentionHours
+*/}}
+{{- define "newsfeed.kafka.retentionMs" -}}
+{{- mul (int .) 3600000 -}}
+{{- end -}}
+
 {{- define "newsfeed.kafka.bootstrapServers" -}}
 {{- if .Values.kafka.enabled -}}
 {{- printf "%s:9092" (include "newsfeed.kafka.fullname" .) -}}

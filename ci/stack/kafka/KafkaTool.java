@@ -1,6 +1,7 @@
 // Small Kafka client for the local stack: broker readiness, topic creation and a produce/consume probe.
 // Usage: KafkaTool ready BOOTSTRAP
-//        KafkaTool create-topic BOOTSTRAP TOPIC PARTITIONS
+//        KafkaTool create-topic BOOTSTRAP TOPIC PARTITIONS [RETENTION_MS]   (sets retention.ms also on an existing topic)
+//        KafkaTool describe-topic BOOTSTRAP TOPIC   (partitions, and retention.ms when set on the topic itself)
 //        KafkaTool produce BOOTSTRAP TOPIC KEY VALUE
 //        KafkaTool consume BOOTSTRAP TOPIC KEY TIMEOUT_SECONDS   (prints the value of the first record with KEY)
 import java.time.Duration;
@@ -12,6 +13,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -21,6 +25,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -32,7 +37,12 @@ public class KafkaTool {
     String bootstrap = args[1];
     switch (args[0]) {
       case "ready" -> ready(bootstrap);
-      case "create-topic" -> { need(args, 4); createTopic(bootstrap, args[2], Integer.parseInt(args[3])); }
+      case "create-topic" -> {
+        if (args.length != 4 && args.length != 5) usage();
+        createTopic(bootstrap, args[2], Integer.parseInt(args[3]));
+        if (args.length == 5) setRetention(bootstrap, args[2], Long.parseLong(args[4]));
+      }
+      case "describe-topic" -> { need(args, 3); describeTopic(bootstrap, args[2]); }
       case "produce" -> { need(args, 5); produce(bootstrap, args[2], args[3], args[4]); }
       case "consume" -> { need(args, 5); consume(bootstrap, args[2], args[3], Integer.parseInt(args[4])); }
       default -> usage();
@@ -42,7 +52,7 @@ public class KafkaTool {
   static void need(String[] args, int n) { if (args.length != n) usage(); }
 
   static void usage() {
-    System.err.println("usage: KafkaTool ready|create-topic|produce|consume BOOTSTRAP ...");
+    System.err.println("usage: KafkaTool ready|create-topic|describe-topic|produce|consume BOOTSTRAP ...");
     System.exit(2);
   }
 
@@ -76,6 +86,29 @@ public class KafkaTool {
         throw new IllegalStateException(topic + " has " + d.partitions().size() + " partitions, want " + partitions);
       }
       System.out.println(topic + " partitions=" + d.partitions().size());
+    }
+  }
+
+  // Retention is the topic's own setting, not the broker default: prints it as the broker reports it afterwards.
+  static void setRetention(String bootstrap, String topic, long retentionMs) throws Exception {
+    try (Admin admin = admin(bootstrap)) {
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      AlterConfigOp set = new AlterConfigOp(new ConfigEntry("retention.ms", Long.toString(retentionMs)),
+          AlterConfigOp.OpType.SET);
+      admin.incrementalAlterConfigs(Map.of(resource, List.of(set))).all().get(30, TimeUnit.SECONDS);
+      Config config = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS).get(resource);
+      System.out.println(topic + " retention.ms=" + config.get("retention.ms").value());
+    }
+  }
+
+  static void describeTopic(String bootstrap, String topic) throws Exception {
+    try (Admin admin = admin(bootstrap)) {
+      ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+      ConfigEntry retention = admin.describeConfigs(List.of(resource)).all().get(30, TimeUnit.SECONDS)
+          .get(resource).get("retention.ms");
+      boolean own = retention.source() == ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG;
+      System.out.println(topic + " partitions=" + describe(admin, topic).partitions().size()
+          + " retention.ms=" + (own ? retention.value() : "broker-default"));
     }
   }
 

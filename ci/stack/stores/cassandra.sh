@@ -61,8 +61,9 @@ commitlog_directory: $dir/data/commitlog
 saved_caches_directory: $dir/data/saved_caches
 hints_directory: $dir/data/hints
 cdc_raw_directory: $dir/data/cdc_raw
-commitlog_sync: periodic
-commitlog_sync_period: 10000ms
+# a single replica: a write is acknowledged once its commit log is on disk (periodic sync acknowledges first and
+# loses up to its period of acknowledged writes to a kill -9, which the faults suite does)
+commitlog_sync: batch
 seed_provider:
   - class_name: org.apache.cassandra.locator.SimpleSeedProvider
     parameters:

@@ -72,6 +72,15 @@ kafka_start() {
 
 kafka_ready() { port_open "$KAFKA_PORT" && kafka_tool ready "$STACK_HOST:$KAFKA_PORT"; }
 
-kafka_schema() { kafka_tool create-topic "$STACK_HOST:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" >/dev/null; }
+# the events topic and one dead-letter topic per group (<topic>.<group>.dead-letter, as the services name them),
+# each with its retention set on the topic
+kafka_schema() {
+  local group
+  kafka_tool create-topic "$STACK_HOST:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" "$KAFKA_RETENTION_MS" >/dev/null
+  for group in $KAFKA_GROUPS; do
+    kafka_tool create-topic "$STACK_HOST:$KAFKA_PORT" "$KAFKA_TOPIC.$group.dead-letter" 1 \
+      "$KAFKA_DEAD_LETTER_RETENTION_MS" >/dev/null
+  done
+}
 
 kafka_stop_signal() { echo TERM; }

@@ -39,6 +39,16 @@ chart_k6_graphql() {
   [ "${s:-0}" -ge 1 ]
 }
 
+# docs/reliability.md's command inside a service's pod (its environment, a second small JVM): the init Job created
+# the group's dead-letter topic, and nothing was dead-lettered by the runs so far
+chart_dead_letters() {
+  local out
+  out=$(kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" exec "deploy/newsfeed-$1" -- \
+    java -Xmx64m -jar /app/service.jar dead-letters list 2>&1) || { echo "$out"; return 1; }
+  echo "$out" | tail -n 3
+  grep -qx "0 dead-lettered records in outbound-posted.newsfeed-$1.dead-letter" <<< "$out"
+}
+
 # on the installed release, before its down: k6's GraphQL run, its PostgreSQL, through Traefik, then the scaling
 # runner and the HPA
 if [ "$chart_steps" -eq 9 ]; then
@@ -46,6 +56,10 @@ if [ "$chart_steps" -eq 9 ]; then
   kcheck "k6 graphql Job from cronjob/newsfeed-k6-graphql (the classic GraphQL mode through edge) succeeds" \
     chart_k6_graphql
   note "the k6 graphql Job took $((SECONDS - t)) s"
+  kcheck "kubectl exec deploy/newsfeed-search -- java -Xmx64m -jar /app/service.jar dead-letters list: empty" \
+    chart_dead_letters search
+  kcheck "kubectl exec deploy/newsfeed-inbound -- java -Xmx64m -jar /app/service.jar dead-letters list: empty" \
+    chart_dead_letters inbound
   . ci/tests/cluster/postgresql.sh
   . ci/tests/cluster/ingress.sh
   . ci/tests/cluster/scaling.sh

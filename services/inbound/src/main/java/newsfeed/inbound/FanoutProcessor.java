@@ -8,6 +8,8 @@ import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
+import newsfeed.common.kafka.PermanentFailure;
+import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import newsfeed.common.metrics.OperationTimer;
 
 import java.util.ArrayList;
@@ -37,7 +39,6 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private final AsyncLimiter writes;
   private final Timer fanoutDelay;
   private final OperationTimer fanoutTimer;
-  private final EventDecoder decoder;
   private final int batchRows;
 
   /** {@code batchRows}: friends per write request at most (1 = a request per row). */
@@ -50,18 +51,23 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     this.writes = new AsyncLimiter(concurrentWrites);
     this.fanoutDelay = Timer.builder("newsfeed.fanout.delay").register(registry);
     this.fanoutTimer = new OperationTimer(registry, "inbound", "store");
-    this.decoder = new EventDecoder(registry);
     this.batchRows = batchRows;
   }
 
   @Override
   public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
-    List<OutboundPostedEvent> decoded = decoder.decode(records);
+    List<OutboundPostedEvent> decoded = EventDecoder.decode(records);
     List<Future<Void>> all = new ArrayList<>(decoded.size());
     for (OutboundPostedEvent e : decoded) {
       all.add(events.submit(() -> fanOut(e)));
     }
     return Future.all(all).mapEmpty();
+  }
+
+  /** Permanent: what {@link PermanentFailure} says, and a write Cassandra refuses as invalid (never a timeout). */
+  @Override
+  public boolean isPermanent(Throwable err) {
+    return PermanentFailure.in(err) || PermanentFailure.causedBy(err, QueryValidationException.class);
   }
 
   /** Writes the event into every friend's feed; fails (for a retry of the whole batch) if any write fails. */

@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
+import newsfeed.common.kafka.PermanentFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
@@ -52,13 +53,19 @@ public final class FriendsClient {
             return Future.succeededFuture(ids);
           }
           if (resp.statusCode() != 200) {
-            return Future.failedFuture(new IllegalStateException(
-                "social-graph answered " + resp.statusCode() + " for " + uri));
+            String message = "social-graph answered " + resp.statusCode() + " for " + uri;
+            return Future.failedFuture(isRefusal(resp.statusCode())
+                ? new PermanentFailure(message) : new IllegalStateException(message));
           }
           ids.addAll(parse(participantId, resp));
           String next = resp.getHeader("X-Next-Cursor");
           return next == null || next.isEmpty() ? Future.succeededFuture(ids) : collect(participantId, next, ids);
         });
+  }
+
+  // a 4xx other than a bare 404 (a wrong URL: a deployment to fix), a timeout or a throttle says the request is wrong
+  private static boolean isRefusal(int status) {
+    return status / 100 == 4 && status != 404 && status != 408 && status != 429;
   }
 
   // only social-graph's own JSON 404 means "no such participant"; a bare 404 is a wrong URL and must be retried

@@ -2,7 +2,7 @@ package newsfeed.inbound;
 
 import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
-import newsfeed.common.kafka.ConsumerTuning;
+import newsfeed.common.kafka.EventConsumerConfig;
 import newsfeed.common.redis.RedisConfig;
 
 import java.time.Duration;
@@ -11,8 +11,7 @@ import java.util.Map;
 /** Everything inbound reads from its environment (docs/contracts.md), parsed once at start. */
 public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrace,
                             CassandraConfig cassandra,
-                            String kafkaBootstrapServers, String kafkaTopic, String kafkaGroupId,
-                            ConsumerTuning kafkaConsumer, String socialGraphUrl, int fanoutConcurrentEvents,
+                            EventConsumerConfig events, String socialGraphUrl, int fanoutConcurrentEvents,
                             int fanoutConcurrentWrites, int fanoutBatchRows, RedisConfig redis,
                             Duration cacheTtl) {
 
@@ -23,10 +22,7 @@ public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrac
         e.integer("HTTP_PORT", 8080, 1, 65535),
         Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
         CassandraConfig.fromEnv(e),
-        e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
-        e.string("KAFKA_TOPIC", "outbound-posted"),
-        e.string("KAFKA_GROUP_ID", "newsfeed-inbound"),
-        ConsumerTuning.fromEnv(e),
+        EventConsumerConfig.fromEnv(e, "newsfeed-inbound"),
         e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),
         e.integer("INBOUND_FANOUT_EVENTS", 16, 1, 1024),
         e.integer("INBOUND_FANOUT_WRITES", 256, 1, 4096),

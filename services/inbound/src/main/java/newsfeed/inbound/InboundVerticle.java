@@ -53,8 +53,7 @@ public final class InboundVerticle extends VerticleBase {
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, cache, registry,
         config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites(), config.fanoutBatchRows());
 
-    consumer = new EventConsumer(vertx, registry, "inbound", config.kafkaBootstrapServers(), config.kafkaTopic(),
-        config.kafkaGroupId(), 100, config.kafkaConsumer(), fanout);
+    consumer = new EventConsumer(vertx, registry, "inbound", config.events(), 100, fanout);
 
     InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);

@@ -1,13 +1,21 @@
 package newsfeed.inbound;
 
+import newsfeed.common.kafka.DeadLetterCommand;
 import newsfeed.common.lifecycle.ServiceMain;
 
-/** Starts the inbound service; SIGTERM undeploys it gracefully (drain HTTP, commit, close) before exiting. */
+/**
+ * Starts the inbound service; SIGTERM undeploys it gracefully (drain HTTP, commit, close) before exiting.
+ * {@code dead-letters list|replay} runs that command instead ({@link DeadLetterCommand}).
+ */
 public final class Main {
   private Main() {
   }
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("dead-letters")) {
+      System.exit(DeadLetterCommand.run(args,
+          InboundConfig.fromEnv(System.getenv()).events(), System.out, System.err));
+    }
     ServiceMain.run("inbound", InboundConfig::fromEnv, InboundConfig::shutdownGrace, InboundVerticle::new);
   }
 }

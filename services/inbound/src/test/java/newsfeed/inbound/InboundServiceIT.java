@@ -17,8 +17,10 @@ import io.vertx.redis.client.Response;
 import newsfeed.common.config.Env;
 import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.kafka.ConsumerTuning;
+import newsfeed.common.kafka.EventConsumerConfig;
 import newsfeed.common.redis.RedisConfig;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
@@ -52,6 +54,7 @@ class InboundServiceIT {
   private static SocialGraphApi socialGraph;
   private static String topic;
   private static String group;
+  private static String deadLetters;
   private static int port;
   private static String deploymentId;
 
@@ -64,6 +67,7 @@ class InboundServiceIT {
     events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
     topic = events.createTopic("it-inbound", 3);
     group = "it-inbound-" + UUID.randomUUID();
+    deadLetters = events.createDeadLetterTopic(topic, group);
     port = freePort();
     deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
   }
@@ -71,9 +75,11 @@ class InboundServiceIT {
   private static String deploy(String socialGraphUrl, String redisUrl) {
     InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
         InboundRepositoryIT.cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
-        StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
         // the default fetches (the broker holds them up to 20 ms to fill 16 KiB): every feed must still be reached
-        ConsumerTuning.fromEnv(new Env(Map.of())), socialGraphUrl, 16, 256, 10,
+        new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
+            EventConsumerConfig.deadLetterTopic(topic, group), 3, Duration.ofSeconds(120),
+            ConsumerTuning.fromEnv(new Env(Map.of()))),
+        socialGraphUrl, 16, 256, 10,
         RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", redisUrl, "REDIS_TIMEOUT_MS", "200"))), Duration.ofSeconds(60));
     return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }
@@ -91,6 +97,7 @@ class InboundServiceIT {
     }
     if (events != null) {
       events.deleteTopic(topic);
+      events.deleteTopic(deadLetters);
       events.close();
     }
   }
@@ -123,6 +130,15 @@ class InboundServiceIT {
       assertEquals(2, feed.size(), "the redelivered post must not appear twice: " + feed);
       assertEquals("marker", feed.getJsonObject(0).getString("subject"), "newest first");
     }
+    // an event of the wrong shape goes to the group's dead-letter topic; the partition goes on behind it
+    String malformed = TestEvents.json(TestEvents.timeUuid(), poster, "x", "y").put("subject", 5).encode();
+    events.publishRaw(topic, Long.toString(poster), malformed);
+    events.publish(topic, TestEvents.timeUuid(), poster, "after", "third post");
+    for (long friend : List.of(friend1, friend2)) {
+      eventually(() -> inbound(friend, ""), a -> a.size() == 3);
+    }
+    List<ConsumerRecord<String, String>> dead = events.readAll(deadLetters, 1, Duration.ofSeconds(20));
+    assertEquals(List.of(malformed), dead.stream().map(ConsumerRecord::value).toList());
     assertEquals(0, inbound(poster, "").size(), "the poster's own feed gets nothing");
     assertEquals(0, inbound(stranger, "").size(), "a non-friend gets nothing");
 
@@ -130,10 +146,13 @@ class InboundServiceIT {
     HttpResponse<Buffer> page1 = get("/participant/" + friend1 + "/inbound?limit=1");
     String cursor = page1.getHeader("X-Next-Cursor");
     assertNotNull(cursor);
-    assertEquals("marker", page1.bodyAsJsonArray().getJsonObject(0).getString("subject"));
+    assertEquals("after", page1.bodyAsJsonArray().getJsonObject(0).getString("subject"));
     HttpResponse<Buffer> page2 = get("/participant/" + friend1 + "/inbound?limit=1&cursor=" + cursor);
-    assertEquals("hello", page2.bodyAsJsonArray().getJsonObject(0).getString("subject"));
-    assertNull(page2.getHeader("X-Next-Cursor"));
+    assertEquals("marker", page2.bodyAsJsonArray().getJsonObject(0).getString("subject"));
+    HttpResponse<Buffer> page3 = get("/participant/" + friend1 + "/inbound?limit=1&cursor="
+        + page2.getHeader("X-Next-Cursor"));
+    assertEquals("hello", page3.bodyAsJsonArray().getJsonObject(0).getString("subject"));
+    assertNull(page3.getHeader("X-Next-Cursor"));
 
     eventually(() -> uncommitted(group), n -> n == 0);
     String metrics = get("/metrics").bodyAsString();

@@ -22,18 +22,16 @@ public final class IndexProcessor implements KafkaBatchConsumer.BatchProcessor {
   private final SolrIndex index;
   private final Timer indexDelay;
   private final OperationTimer indexTimer;
-  private final EventDecoder decoder;
 
   public IndexProcessor(SolrIndex index, MeterRegistry registry) {
     this.index = index;
     this.indexDelay = Timer.builder("newsfeed.search.index.delay").register(registry);
     this.indexTimer = new OperationTimer(registry, "search", "store");
-    this.decoder = new EventDecoder(registry);
   }
 
   @Override
   public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
-    List<OutboundPostedEvent> decoded = decoder.decode(records);
+    List<OutboundPostedEvent> decoded = EventDecoder.decode(records);
     if (decoded.isEmpty()) {
       return Future.succeededFuture();
     }

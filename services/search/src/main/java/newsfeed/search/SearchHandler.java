@@ -45,7 +45,7 @@ public final class SearchHandler {
 
   // Solr rejected a query we built: our bug, reported without details; anything else is Solr failing us
   private static Throwable failure(Throwable err) {
-    if (err instanceof IllegalStateException) {
+    if (err instanceof SolrIndex.SolrRejectedException) {
       LOG.error("search query rejected: {}", err.getMessage());
       return new ApiError(500, "internal_error", "the search failed");
     }

@@ -32,8 +32,7 @@ public final class SearchVerticle extends VerticleBase {
     web = HttpBootstrap.webClient(vertx, "newsfeed-search", 32);
     SolrIndex index = new SolrIndex(web, config.solrUrl(), config.solrCollection(), registry);
 
-    consumer = new EventConsumer(vertx, registry, "search", config.kafkaBootstrapServers(), config.kafkaTopic(),
-        config.kafkaGroupId(), 500, config.kafkaConsumer(), new IndexProcessor(index, registry));
+    consumer = new EventConsumer(vertx, registry, "search", config.events(), 500, new IndexProcessor(index, registry));
 
     Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("solr", index::ping)),
         consumer.healthChecks());

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
+import newsfeed.common.kafka.PermanentFailure;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
@@ -148,8 +149,16 @@ public final class SolrIndex {
     if (body != null && body.getJsonObject("error") != null) {
       message += ": " + body.getJsonObject("error").getString("msg");
     }
-    return Future.failedFuture(resp.statusCode() >= 500 || resp.statusCode() == 404
-        ? new SolrUnavailableException(message) : new IllegalStateException(message));
+    int status = resp.statusCode();
+    return Future.failedFuture(status >= 500 || status == 404 || status == 408 || status == 429
+        ? new SolrUnavailableException(message) : new SolrRejectedException(message));
+  }
+
+  /** Solr refused the request itself (a 4xx): sending it again would get the same answer. */
+  public static final class SolrRejectedException extends PermanentFailure {
+    public SolrRejectedException(String message) {
+      super(message);
+    }
   }
 
   /** Solr (or the collection) cannot serve right now: the API answers 503. */

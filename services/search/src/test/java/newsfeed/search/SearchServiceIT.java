@@ -12,8 +12,10 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.kafka.ConsumerTuning;
+import newsfeed.common.kafka.EventConsumerConfig;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
@@ -22,6 +24,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +44,7 @@ class SearchServiceIT {
   private static TestEvents events;
   private static String topic;
   private static String group;
+  private static String deadLetters;
   private static int port;
   private static WebClient http;
 
@@ -49,10 +53,12 @@ class SearchServiceIT {
     events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
     topic = events.createTopic("it-search", 3);
     group = "it-search-" + UUID.randomUUID();
+    deadLetters = events.createDeadLetterTopic(topic, group);
     port = freePort();
     SearchConfig config = new SearchConfig("127.0.0.1", port, Duration.ofSeconds(5),
-        StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group, ConsumerTuning.kafkaDefaults(), StackEnv.get("SOLR_URL"),
-        StackEnv.get("SOLR_COLLECTION"));
+        new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group, deadLetters, 3,
+            Duration.ofSeconds(120), ConsumerTuning.kafkaDefaults()),
+        StackEnv.get("SOLR_URL"), StackEnv.get("SOLR_COLLECTION"));
     vertx = Vertx.vertx();
     PrometheusMeterRegistry registry = ServiceMetrics.create("search");
     vertx.deployVerticle(new SearchVerticle(config, registry)).await();
@@ -66,6 +72,7 @@ class SearchServiceIT {
     }
     if (events != null) {
       events.deleteTopic(topic);
+      events.deleteTopic(deadLetters);
       events.close();
     }
   }
@@ -91,10 +98,12 @@ class SearchServiceIT {
     assertEquals("/participant/" + poster, original.getString("from"));
     assertEquals("a story", original.getString("story"));
 
-    // a malformed event is skipped (it can never succeed) without blocking the partition behind it
+    // a malformed event goes to the group's dead-letter topic without blocking the partition behind it
     events.publishRaw(topic, Long.toString(poster), "{not json");
     events.publish(topic, TestEvents.timeUuid(), poster, "after " + word, "after");
     eventually(() -> get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray(), a -> a.size() == 3);
+    List<ConsumerRecord<String, String>> dead = events.readAll(deadLetters, 1, Duration.ofSeconds(20));
+    assertEquals(List.of("{not json"), dead.stream().map(ConsumerRecord::value).toList());
 
     Map<Integer, Long> lag = eventually(SearchServiceIT::uncommitted, m -> m.values().stream().allMatch(l -> l == 0));
     assertEquals(3, lag.size());
@@ -102,6 +111,7 @@ class SearchServiceIT {
     String metrics = get("/metrics").bodyAsString();
     assertTrue(metrics.contains("newsfeed_search_index_delay_seconds_count{service=\"search\"}"), metrics);
     assertTrue(metrics.contains("newsfeed_events_total{event=\"consumed\",service=\"search\"}"), metrics);
+    assertTrue(metrics.contains("newsfeed_events_total{event=\"dead_lettered\",service=\"search\"} 1.0"), metrics);
     assertTrue(metrics.contains("newsfeed_store_client_seconds_bucket{operation=\"index\",outcome=\"success\","),
         metrics);
     assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\",route=\"/outbound\","),

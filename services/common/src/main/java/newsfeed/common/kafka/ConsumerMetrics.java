@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
- * The consumer's series of docs/contracts.md: newsfeed_events_total{event=consumed|redelivered|failed},
+ * The consumer's series of docs/contracts.md: newsfeed_events_total{event=consumed|redelivered|failed|dead_lettered},
  * newsfeed_kafka_consumer_lag_records{group,topic,partition} (only for partitions this instance owns) and
  * the offset commit as newsfeed_store_client_seconds{store=kafka,operation=commit}.
  */
@@ -25,6 +25,7 @@ public final class ConsumerMetrics {
   private final Counter consumed;
   private final Counter redelivered;
   private final Counter failed;
+  private final Counter deadLettered;
   private final Timer commitSuccess;
   private final Timer commitError;
   private final Map<TopicPartition, AtomicLong> lag = new ConcurrentHashMap<>();
@@ -36,6 +37,7 @@ public final class ConsumerMetrics {
     this.consumed = events("consumed");
     this.redelivered = events("redelivered");
     this.failed = events("failed");
+    this.deadLettered = events("dead_lettered");
     this.commitSuccess = StoreTimers.timer(registry, "kafka", "commit", "success");
     this.commitError = StoreTimers.timer(registry, "kafka", "commit", "error");
   }
@@ -54,6 +56,19 @@ public final class ConsumerMetrics {
 
   void failed(int n) {
     failed.increment(n);
+  }
+
+  void deadLettered(int n) {
+    deadLettered.increment(n);
+  }
+
+  /** Records waiting in the partitions this instance owns, as of the last lag refresh. */
+  long ownedLag() {
+    long sum = 0;
+    for (AtomicLong v : lag.values()) {
+      sum += v.get();
+    }
+    return sum;
   }
 
   <T> Future<T> timeCommit(Supplier<Future<T>> commit) {

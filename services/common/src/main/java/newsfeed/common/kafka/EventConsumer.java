@@ -15,22 +15,26 @@ import java.util.Map;
 /**
  * The "outbound posted" consumer of a service (inbound, search): an at-least-once {@link KafkaBatchConsumer} in the
  * service's group, with manual commits after the processor's writes, plus the {@link KafkaGroupMonitor} that
- * checks the broker and reports the lag. One place for the client settings both groups must share.
+ * checks the broker and reports the lag, and the group's {@link DeadLetters}. One place for the client settings both
+ * groups must share.
  */
 public final class EventConsumer {
   private final KafkaBatchConsumer consumer;
   private final KafkaGroupMonitor monitor;
+  private final DeadLetters deadLetters;
 
   /** {@code maxPollRecords}: one batch = what the processor handles at once before the commit. */
-  public EventConsumer(Vertx vertx, MeterRegistry registry, String service, String bootstrapServers, String topic,
-                       String group, int maxPollRecords, ConsumerTuning tuning,
-                       KafkaBatchConsumer.BatchProcessor processor) {
-    ConsumerMetrics metrics = new ConsumerMetrics(registry, group);
-    this.consumer = new KafkaBatchConsumer(vertx,
-        KafkaConsumer.create(vertx, consumerConfig(service, bootstrapServers, group, maxPollRecords, tuning)),
-        topic, processor, metrics);
-    this.monitor = new KafkaGroupMonitor(vertx, KafkaAdminClient.create(vertx, adminConfig(bootstrapServers)),
-        group, metrics, consumer::assignment);
+  public EventConsumer(Vertx vertx, MeterRegistry registry, String service, EventConsumerConfig config,
+                       int maxPollRecords, KafkaBatchConsumer.BatchProcessor processor) {
+    ConsumerMetrics metrics = new ConsumerMetrics(registry, config.group());
+    this.deadLetters = new DeadLetters(vertx, config.bootstrapServers(), config.deadLetterTopic(), config.group());
+    this.consumer = new KafkaBatchConsumer(vertx, KafkaConsumer.create(vertx,
+        consumerConfig(service, config.bootstrapServers(), config.group(), maxPollRecords, config.tuning())),
+        config.topic(), config.group(), processor, metrics, deadLetters, config.deadLetterAttempts(),
+        config.stallAfter());
+    this.monitor = new KafkaGroupMonitor(vertx,
+        KafkaAdminClient.create(vertx, adminConfig(config.bootstrapServers())), config.group(), metrics,
+        consumer::assignment);
   }
 
   static Map<String, String> consumerConfig(String service, String bootstrapServers, String group,
@@ -57,8 +61,8 @@ public final class EventConsumer {
   }
 
   /**
-   * The event path's health (/health/events, not readiness: the HTTP API needs no Kafka): the broker answers and
-   * the poll loop made progress.
+   * The event path's health (/health/events, not readiness: the HTTP API needs no Kafka): the broker answers, the
+   * poll loop made progress, and records waiting are being committed.
    */
   public List<Check> healthChecks() {
     return List.of(
@@ -75,6 +79,6 @@ public final class EventConsumer {
 
   /** Lets the batch in flight finish and commit (bounded by the grace period), then closes the clients. */
   public Future<Void> stop(Duration grace) {
-    return consumer.stop(grace).transform(ar -> monitor.stop());
+    return consumer.stop(grace).transform(ar -> monitor.stop()).transform(ar -> deadLetters.close());
   }
 }

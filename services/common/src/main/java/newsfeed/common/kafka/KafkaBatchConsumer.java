@@ -8,6 +8,7 @@ import io.vertx.kafka.client.consumer.KafkaConsumer;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecords;
 import io.vertx.kafka.client.consumer.OffsetAndMetadata;
+import io.vertx.kafka.client.producer.KafkaHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,13 +19,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * At-least-once batch consumption with manual commits: poll a batch, hand it to the {@link BatchProcessor},
- * and commit each partition's offset only after the whole batch was processed. A failed batch is retried
- * (exponential backoff, forever) and never skipped; meanwhile the consumer keeps polling with every partition
- * paused so it stays in its group. Records handed out again after a rebalance are harmless because the
- * processors write idempotently (keys derived from the eventId).
+ * and commit each partition's offset only after the whole batch was processed. A batch that failed for a transient
+ * reason (a store away) is retried with exponential backoff, forever, and never skipped; meanwhile the consumer keeps
+ * polling with every partition paused so it stays in its group. A batch that failed permanently ({@link
+ * BatchProcessor#isPermanent}) is taken apart and its records processed one by one: a record that still fails
+ * permanently after {@code deadLetterAttempts} attempts is copied to the dead-letter topic and skipped, so one poison
+ * record cannot stop its partition. Records handed out again after a rebalance are harmless because the processors
+ * write idempotently (keys derived from the eventId).
  *
  * Everything runs on the verticle's event loop; the Vert.x client serialises calls on its own thread.
  */
@@ -38,13 +43,22 @@ public final class KafkaBatchConsumer {
   /** Processes a whole batch; the returned future fails if any record must be retried. */
   public interface BatchProcessor {
     Future<Void> process(List<KafkaConsumerRecord<String, String>> records);
+
+    /** Whether retrying could never help: by default a {@link PermanentFailure} anywhere in the causes. */
+    default boolean isPermanent(Throwable err) {
+      return PermanentFailure.in(err);
+    }
   }
 
   private final Vertx vertx;
   private final KafkaConsumer<String, String> consumer;
   private final String topic;
+  private final String group;
   private final BatchProcessor processor;
   private final ConsumerMetrics metrics;
+  private final DeadLetters deadLetters;
+  private final int deadLetterAttempts;
+  private final long stallAfterMillis;
   private final Set<TopicPartition> assigned = new HashSet<>();
   /** Highest offset processed per partition by this instance: a record at or below it is a redelivery. */
   private final Map<TopicPartition, Long> processedUpTo = new HashMap<>();
@@ -52,19 +66,26 @@ public final class KafkaBatchConsumer {
   private volatile boolean running;
   private volatile boolean stopping;
   private volatile long lastPollMillis = System.currentTimeMillis();
+  /** The last commit, assignment or start: with records waiting and nothing since, the consumer is stalled. */
+  private volatile long lastProgressMillis = System.currentTimeMillis();
   private volatile String lastError;
   private boolean pausedForKeepAlive;
   private Future<Void> keepAliveInFlight = Future.succeededFuture();
   private long backoffTimer = -1;
   private Promise<Void> backoffWait;
 
-  public KafkaBatchConsumer(Vertx vertx, KafkaConsumer<String, String> consumer, String topic,
-                            BatchProcessor processor, ConsumerMetrics metrics) {
+  public KafkaBatchConsumer(Vertx vertx, KafkaConsumer<String, String> consumer, String topic, String group,
+                            BatchProcessor processor, ConsumerMetrics metrics, DeadLetters deadLetters,
+                            int deadLetterAttempts, Duration stallAfter) {
     this.vertx = vertx;
     this.consumer = consumer;
     this.topic = topic;
+    this.group = group;
     this.processor = processor;
     this.metrics = metrics;
+    this.deadLetters = deadLetters;
+    this.deadLetterAttempts = deadLetterAttempts;
+    this.stallAfterMillis = stallAfter.toMillis();
   }
 
   /** Subscribes and starts the poll loop; completes once subscribed (the broker may still be unreachable). */
@@ -72,6 +93,7 @@ public final class KafkaBatchConsumer {
     consumer.partitionsAssignedHandler(partitions -> {
       assigned.addAll(partitions);
       metrics.assigned(partitions);
+      lastProgressMillis = System.currentTimeMillis();
       LOG.info("assigned {}", partitions);
     });
     consumer.partitionsRevokedHandler(partitions -> {
@@ -82,6 +104,7 @@ public final class KafkaBatchConsumer {
     consumer.exceptionHandler(err -> LOG.warn("kafka consumer: {}", err.toString()));
     return consumer.subscribe(topic).onSuccess(v -> {
       running = true;
+      lastProgressMillis = System.currentTimeMillis();
       pollLoop();
     });
   }
@@ -110,14 +133,24 @@ public final class KafkaBatchConsumer {
         .onComplete(ar -> running = false);
   }
 
-  /** Why the consumer is not healthy, or null when it is: the poll loop must have made progress recently. */
+  /**
+   * Why the consumer is not healthy, or null when it is: the poll loop must have made progress recently, and with
+   * records waiting in its partitions it must have committed within {@code stallAfter}.
+   */
   public String unhealthyReason() {
     if (!running) {
       return "consumer not running";
     }
-    long sincePoll = System.currentTimeMillis() - lastPollMillis;
+    long now = System.currentTimeMillis();
+    String cause = lastError == null ? "" : ": " + lastError;
+    long sincePoll = now - lastPollMillis;
     if (sincePoll > 60_000) {
-      return "consumer has not polled for " + sincePoll / 1000 + " s" + (lastError == null ? "" : ": " + lastError);
+      return "consumer has not polled for " + sincePoll / 1000 + " s" + cause;
+    }
+    long waiting = metrics.ownedLag();
+    long sinceProgress = now - lastProgressMillis;
+    if (waiting > 0 && sinceProgress > stallAfterMillis) {
+      return waiting + " records waiting and no offset committed for " + sinceProgress / 1000 + " s" + cause;
     }
     return null;
   }
@@ -153,12 +186,13 @@ public final class KafkaBatchConsumer {
           }
           countRedeliveries(batch);
           long timer = vertx.setPeriodic(KEEP_ALIVE_MS, id -> keepAlive());
-          processWithRetry(batch, 1)
+          List<KafkaConsumerRecord<String, String>> mine = forThisGroup(batch);
+          (mine.isEmpty() ? Future.<Void>succeededFuture() : processWithRetry(mine, 1, 0))
               .compose(v -> commit(batch))
               .onComplete(done -> {
                 vertx.cancelTimer(timer);
                 if (done.succeeded()) {
-                  metrics.consumed(batch.size());
+                  metrics.consumed(mine.size());
                   lastError = null;
                 }
                 pollLoop();
@@ -166,7 +200,12 @@ public final class KafkaBatchConsumer {
         });
   }
 
-  private Future<Void> processWithRetry(List<KafkaConsumerRecord<String, String>> batch, int attempt) {
+  /**
+   * Processes a batch until it succeeds: a transient failure is retried forever; a permanent one takes a batch of
+   * several records apart, and gets a single record dead-lettered after {@code deadLetterAttempts} permanent failures.
+   */
+  private Future<Void> processWithRetry(List<KafkaConsumerRecord<String, String>> batch, int attempt,
+                                        int permanentFailures) {
     Future<Void> attemptFuture;
     try {
       attemptFuture = processor.process(batch);
@@ -179,17 +218,64 @@ public final class KafkaBatchConsumer {
       if (stopping) {
         return Future.failedFuture(err);
       }
-      long backoff = Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempt - 1, 10));
-      LOG.warn("batch of {} records failed (attempt {}), retrying in {} ms: {}", batch.size(), attempt, backoff,
-          err.toString());
-      Promise<Void> retried = Promise.promise();
-      backoffTimer = vertx.setTimer(backoff, t -> {
-        backoffTimer = -1;
-        processWithRetry(batch, attempt + 1).onComplete(retried);
-      });
-      backoffWait = retried;
-      return retried.future();
+      boolean permanent = processor.isPermanent(err);
+      if (permanent && batch.size() > 1) {
+        LOG.warn("batch of {} records failed permanently, processing them one by one: {}", batch.size(),
+            err.toString());
+        return oneByOne(batch, 0);
+      }
+      int permanentNow = permanent ? permanentFailures + 1 : permanentFailures;
+      if (permanent && permanentNow >= deadLetterAttempts) {
+        return deadLetter(batch.get(0), err, attempt, 1);
+      }
+      long backoff = backoff(attempt);
+      LOG.warn("batch of {} records failed (attempt {}, {}), retrying in {} ms: {}", batch.size(), attempt,
+          permanent ? "permanent" : "transient", backoff, err.toString());
+      return later(backoff, () -> processWithRetry(batch, attempt + 1, permanentNow));
     });
+  }
+
+  private Future<Void> oneByOne(List<KafkaConsumerRecord<String, String>> batch, int from) {
+    if (from == batch.size()) {
+      return Future.succeededFuture();
+    }
+    return processWithRetry(List.of(batch.get(from)), 1, 0).compose(v -> oneByOne(batch, from + 1));
+  }
+
+  /** Copies the record to the dead-letter topic (retried until the broker has it), after which it counts as done. */
+  private Future<Void> deadLetter(KafkaConsumerRecord<String, String> record, Throwable err, int attempts,
+                                  int sendAttempt) {
+    if (sendAttempt == 1) {
+      LOG.error("record {}-{}@{} failed permanently {} times, moving it to {}: {}", record.topic(), record.partition(),
+          record.offset(), attempts, deadLetters.topic(), err.toString());
+    }
+    return deadLetters.send(record, err, attempts)
+        .onSuccess(v -> metrics.deadLettered(1))
+        .recover(sendErr -> {
+          lastError = "dead-letter write failed: " + sendErr;
+          if (stopping) {
+            return Future.failedFuture(sendErr);
+          }
+          long backoff = backoff(sendAttempt);
+          LOG.warn("writing {}-{}@{} to {} failed, retrying in {} ms: {}", record.topic(), record.partition(),
+              record.offset(), deadLetters.topic(), backoff, sendErr.toString());
+          return later(backoff, () -> deadLetter(record, err, attempts, sendAttempt + 1));
+        });
+  }
+
+  private static long backoff(int attempt) {
+    return Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS << Math.min(attempt - 1, 10));
+  }
+
+  /** Runs the step after a delay that {@link #stop} can cut short (the step then fails and nothing is committed). */
+  private Future<Void> later(long delayMs, Supplier<Future<Void>> step) {
+    Promise<Void> done = Promise.promise();
+    backoffTimer = vertx.setTimer(delayMs, t -> {
+      backoffTimer = -1;
+      step.get().onComplete(done);
+    });
+    backoffWait = done;
+    return done.future();
   }
 
   /** Commits, per partition, the offset after the last record of the batch (all of them were processed). */
@@ -205,6 +291,7 @@ public final class KafkaBatchConsumer {
     }
     return metrics.timeCommit(() -> consumer.commit(offsets))
         .<Void>mapEmpty()
+        .onSuccess(v -> lastProgressMillis = System.currentTimeMillis())
         .recover(err -> {
           // typically a rebalance took the partitions away: the new owner re-processes idempotently
           LOG.warn("offset commit failed, records will be redelivered: {}", err.toString());
@@ -246,6 +333,23 @@ public final class KafkaBatchConsumer {
     }
     pausedForKeepAlive = false;
     return consumer.paused().compose(consumer::resume);
+  }
+
+  /** The batch without the records a dead-letter replay meant for another group (their offsets are committed). */
+  private List<KafkaConsumerRecord<String, String>> forThisGroup(List<KafkaConsumerRecord<String, String>> batch) {
+    List<KafkaConsumerRecord<String, String>> mine = new ArrayList<>(batch.size());
+    for (KafkaConsumerRecord<String, String> r : batch) {
+      String replayedFor = null;
+      for (KafkaHeader h : r.headers()) {
+        if (DeadLetterCommand.REPLAYED_FOR.equals(h.key())) {
+          replayedFor = h.value().toString();
+        }
+      }
+      if (replayedFor == null || replayedFor.equals(group)) {
+        mine.add(r);
+      }
+    }
+    return mine;
   }
 
   private void countRedeliveries(List<KafkaConsumerRecord<String, String>> batch) {

@@ -3,12 +3,18 @@ package newsfeed.common.testing;
 import io.vertx.core.json.JsonObject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import newsfeed.common.kafka.EventConsumerConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,6 +41,33 @@ public final class TestEvents implements AutoCloseable {
       admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
     }
     return topic;
+  }
+
+  /** Creates the dead-letter topic of the group on the topic (the stack and the chart create it in production). */
+  public String createDeadLetterTopic(String topic, String group) throws Exception {
+    String deadLetters = EventConsumerConfig.deadLetterTopic(topic, group);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      admin.createTopics(List.of(new NewTopic(deadLetters, 1, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    }
+    return deadLetters;
+  }
+
+  /** Every record of the topic from its start, waiting up to the timeout until there are at least {@code atLeast}. */
+  public List<ConsumerRecord<String, String>> readAll(String topic, int atLeast, Duration timeout) {
+    List<ConsumerRecord<String, String>> got = new ArrayList<>();
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
+        Map.of("bootstrap.servers", bootstrap, "group.id", "it-reader-" + UUID.randomUUID(),
+            "auto.offset.reset", "earliest", "enable.auto.commit", "false"),
+        new StringDeserializer(), new StringDeserializer())) {
+      consumer.subscribe(List.of(topic));
+      long deadline = System.nanoTime() + timeout.toNanos();
+      while (got.size() < atLeast && System.nanoTime() < deadline) {
+        consumer.poll(Duration.ofMillis(300)).forEach(got::add);
+      }
+      // whatever else is already there: a test asserting "exactly n" must see an extra record
+      consumer.poll(Duration.ofMillis(500)).forEach(got::add);
+    }
+    return got;
   }
 
   public void deleteTopic(String topic) throws Exception {
