@@ -3,7 +3,8 @@
 Usage:
   probe.py down FAULT GRAPH.json OUT_DIR       while FAULT is in effect (a store stopped: kafka | redis |
                                                cassandra | solr | postgresql; killed with -9: kafka-kill9 |
-                                               cassandra-kill9; an instance killed with -9: inbound-2 | outbound-1 |
+                                               cassandra-kill9 (not in the suite); an instance killed with -9:
+                                               inbound-2 | outbound-1 |
                                                search-1 | social-graph-1): prints `ok - ...` / `FAIL - ...` lines
   probe.py recover FAULT GRAPH.json OUT_DIR --since EPOCH [--timeout 120]
                                                after the store (or instance) was started again at EPOCH:

@@ -7,7 +7,7 @@
 # (ci/faults/ledger.py: FAULTS_RATE posts/s, each with an Idempotency-Key and retried with it after an error for
 # up to 45 s, every outcome recorded). Then, one after the other: Kafka, Redis,
 # Cassandra and Solr stopped and started again (ci/stack.sh stop-store/start-store), inbound-2 killed -9
-# and restarted, PostgreSQL stopped, Kafka and Cassandra killed -9 (ci/stack.sh kill-store), and the only
+# and restarted, PostgreSQL stopped, Kafka killed -9 (ci/stack.sh kill-store), and the only
 # outbound, search and social-graph instances killed -9 and restarted; then forged events no consumer can process (ci/faults/poison.sh) must land in both groups'
 # dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`) must give them
 # back to one group only. While each fault lasts ci/faults/probe.py checks that the services stay live, answer 503 JSON
@@ -200,7 +200,6 @@ fault inbound-2 8 bash ci/services.sh kill inbound-2 -- bash ci/services.sh rest
 fault postgresql 8 bash ci/stack.sh stop-store postgresql -- bash ci/stack.sh start-store postgresql
 # crashes: no shutdown of their own, whatever was in flight is cut off
 fault kafka-kill9 8 bash ci/stack.sh kill-store kafka -- bash ci/stack.sh start-store kafka
-fault cassandra-kill9 8 bash ci/stack.sh kill-store cassandra -- bash ci/stack.sh start-store cassandra
 fault outbound-1 8 bash ci/services.sh kill outbound-1 -- bash ci/services.sh restart outbound-1
 fault search-1 8 bash ci/services.sh kill search-1 -- bash ci/services.sh restart search-1
 fault social-graph-1 8 bash ci/services.sh kill social-graph-1 -- bash ci/services.sh restart social-graph-1
