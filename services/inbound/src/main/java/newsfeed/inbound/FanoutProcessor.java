@@ -8,6 +8,7 @@ import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
+import newsfeed.common.errors.Causes;
 import newsfeed.common.kafka.PermanentFailure;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import newsfeed.common.metrics.OperationTimer;
@@ -67,7 +68,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   /** Permanent: what {@link PermanentFailure} says, and a write Cassandra refuses as invalid (never a timeout). */
   @Override
   public boolean isPermanent(Throwable err) {
-    return PermanentFailure.in(err) || PermanentFailure.causedBy(err, QueryValidationException.class);
+    return PermanentFailure.in(err) || Causes.include(err, QueryValidationException.class);
   }
 
   /** Writes the event into every friend's feed; fails (for a retry of the whole batch) if any write fails. */

@@ -1,5 +1,6 @@
 package newsfeed.outbound;
 
+import newsfeed.common.errors.Causes;
 import newsfeed.common.events.TimeUuids;
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.FeedPage;
@@ -25,7 +26,6 @@ import java.net.ConnectException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
  * `POST /participant/:id/outbound` (JSON or form): store the post in Cassandra, then publish its event; 200 with
@@ -172,16 +172,11 @@ public final class OutboundHandler {
    * session could not even connect). The Vert.x client may wrap the driver's exception.
    */
   static boolean neverSent(Throwable err) {
-    return causes(err).filter(AllNodesFailedException.class::isInstance).findFirst()
+    return Causes.of(err).filter(AllNodesFailedException.class::isInstance).findFirst()
         .map(all -> ((AllNodesFailedException) all).getAllErrors().values().stream().flatMap(List::stream)
             .allMatch(
-                e -> causes(e).anyMatch(c -> c instanceof ConnectException || c instanceof ConnectionInitException)))
+                e -> Causes.of(e).anyMatch(c -> c instanceof ConnectException || c instanceof ConnectionInitException)))
         .orElse(false);
-  }
-
-  // the exception and its causes, outermost first
-  private static Stream<Throwable> causes(Throwable err) {
-    return Stream.iterate(err, e -> e != null, e -> e.getCause() == e ? null : e.getCause());
   }
 
   private Future<Void> deleteWithRetry(OutboundItem item, long micros, int attempt, int attempts, long backoffMs) {

@@ -1,5 +1,7 @@
 package newsfeed.common.kafka;
 
+import newsfeed.common.errors.Causes;
+
 /**
  * A record that will fail the same way however often it is retried (a payload the store rejects, a malformed
  * event), as opposed to a store that is away for now. The consumer retries a permanent failure a bounded number of
@@ -16,16 +18,6 @@ public class PermanentFailure extends RuntimeException {
 
   /** Whether this failure, or one of its causes, is permanent. */
   public static boolean in(Throwable err) {
-    return causedBy(err, PermanentFailure.class);
-  }
-
-  /** Whether the failure or one of its causes is of the type (a store's own "invalid request" exception, say). */
-  public static boolean causedBy(Throwable err, Class<? extends Throwable> type) {
-    for (Throwable t = err; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (type.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
+    return Causes.include(err, PermanentFailure.class);
   }
 }
