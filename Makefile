@@ -13,70 +13,70 @@ help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
 
 tools: ## install the pinned tools into ~/.cache/newsfeed (seconds when warm)
-	bash ci/tools.sh all
+	bash ci/local/tools.sh all
 
 build: ## build the five service jars
 	mvn -q -f services/pom.xml package -DskipTests
 
 demo: ## run stores + services + Prometheus + a k6 social run + per-minute report (DEMO_DURATION=3m)
-	bash ci/demo.sh
+	bash ci/local/demo.sh
 
 test: ## run every test suite (SUITES="lint charts" for a subset)
-	bash ci/test.sh $(SUITES)
+	bash ci/tests/run.sh $(SUITES)
 
 load: ## run a k6 scenario against the running local services (SCENARIO=social|smoke|fanout|experiment|graphql)
-	bash ci/load.sh $(or $(SCENARIO),social)
+	bash ci/bench/load.sh $(or $(SCENARIO),social)
 
 # a small capacity search (20 s steps, bisected to 10 %); FIXED_RATE=50: the fixed-rate run at 50 it/s instead
 EXPERIMENT_LOAD = $(if $(FIXED_RATE),--rate $(FIXED_RATE),--capacity --step 20s --resolution 0.1$(if $(SLO_MS), --slo-ms $(SLO_MS)))
 experiment: ## capacity: the most k6 it/s each instance count sustains at p95 <= SLO_MS (50; inbound 20) (SERVICE=outbound REPLICAS="1 2"; FIXED_RATE=50: one fixed rate)
-	bash ci/experiment.sh --mode local --service $(or $(SERVICE),outbound) --replicas "$(or $(REPLICAS),1 2)" $(EXPERIMENT_LOAD)
+	bash ci/bench/experiment.sh --mode local --service $(or $(SERVICE),outbound) --replicas "$(or $(REPLICAS),1 2)" $(EXPERIMENT_LOAD)
 
 report: ## per-minute report from the local Prometheus (START/END as unix seconds or RFC3339)
-	bash ci/prometheus.sh report
+	bash ci/local/prometheus.sh report
 
 stack-up: ## start the local stores (PostgreSQL, Redis, Kafka, Cassandra, Solr)
-	bash ci/stack.sh up
+	bash ci/local/stack.sh up
 
 stack-down: ## stop the local stores
-	bash ci/stack.sh down
+	bash ci/local/stack.sh down
 
 services-up: build ## start the five services against the local stack
-	bash ci/services.sh start
+	bash ci/local/services.sh start
 
 dead-letters: ## what inbound's or search's consumer moved to its dead-letter topic (SERVICE=search; ACTION=replay puts it back)
-	@bash ci/services.sh dead-letters "$(or $(SERVICE),search)" "$(or $(ACTION),list)"
+	@bash ci/local/services.sh dead-letters "$(or $(SERVICE),search)" "$(or $(ACTION),list)"
 
 services-down: ## stop the five services
-	bash ci/services.sh stop
+	bash ci/local/services.sh stop
 
 prometheus-up: ## start the local Prometheus with the chart's recording rules
-	bash ci/prometheus.sh start
+	bash ci/local/prometheus.sh start
 
 prometheus-down: ## stop the local Prometheus
-	bash ci/prometheus.sh stop
+	bash ci/local/prometheus.sh stop
 
 gateway-up: ## start the local nginx gateway (the classic single API on 127.0.0.1:18080)
-	bash ci/gateway.sh start
+	bash ci/local/gateway.sh start
 
 gateway-down: ## stop the local gateway
-	bash ci/gateway.sh stop
+	bash ci/local/gateway.sh stop
 
 control-plane-up: ## start a local etcd + kube-apiserver + controller-manager (no kubelet)
-	bash ci/control-plane.sh start
+	bash ci/local/control-plane.sh start
 
 control-plane-down: ## stop the local control plane
-	bash ci/control-plane.sh stop
+	bash ci/local/control-plane.sh stop
 
 .PHONY: cluster-up cluster-down cluster-demo
 cluster-demo: ## the whole system in a real Kubernetes on this machine + a k6 Job + the per-minute report (as root)
-	bash ci/cluster/demo.sh
+	bash ci/local/cluster/demo.sh
 
-cluster-up: ## start a real single-node Kubernetes on this machine (as root; ci/cluster/README.md)
-	bash ci/tools.sh apt kube node >/dev/null && bash ci/cluster.sh up
+cluster-up: ## start a real single-node Kubernetes on this machine (as root; ci/local/cluster/README.md)
+	bash ci/local/tools.sh apt kube node >/dev/null && bash ci/local/cluster.sh up
 
 cluster-down: ## stop the local Kubernetes node and remove its network
-	bash ci/cluster.sh down
+	bash ci/local/cluster.sh down
 
 clean: ## stop everything the run directory started, then remove it (refuses while anything of it is left)
-	bash ci/clean.sh
+	bash ci/local/clean.sh

@@ -6,8 +6,8 @@
 #           schemas derived from the operators' CRDs), the images of every profile and of the chart's defaults
 #           (manifests.py images: listed; explicit tags, no removed docker.io/bitnami/ tag; a file of bad images
 #           must fail it) and the Redis commands the chart and the local stack disable (the same, Lua among them);
-#  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/control-plane.sh), the operators' CRDs
-#           from their Go module zips (ci/control-plane/crds.sh), then for every profile a real `helm install`
+#  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/local/control-plane.sh), the operators' CRDs
+#           from their Go module zips (ci/local/control-plane/crds.sh), then for every profile a real `helm install`
 #           into its own namespace, objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
 #           a Job from the k6 smoke CronJob, the `helm test` Pods, and invalid values that must be refused
 #           by values.schema.json and, past it, by the API server.
@@ -37,7 +37,7 @@ export KUBECONFIG=$NEWSFEED_RUN/control-plane/kubeconfig
 started_plane=false passed=0 failed=0
 cleanup() {
   local rc=$?
-  if $started_plane; then bash ci/control-plane.sh stop || true; fi
+  if $started_plane; then bash ci/local/control-plane.sh stop || true; fi
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "${NEWSFEED_CHARTS_KEEP:-}" ]; then rm -rf "$WORK"
   else echo "kept $WORK (logs, renders)" >&2; fi
 }
@@ -63,7 +63,7 @@ for tool in helm kubeconform etcd kube-apiserver kube-controller-manager; do
   [ -x "$BIN/$tool" ] || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  fail_now "pinned tools present in $BIN (missing: ${missing[*]}; run bash ci/tools.sh all)"
+  fail_now "pinned tools present in $BIN (missing: ${missing[*]}; run bash ci/local/tools.sh all)"
 fi
 VENV=$(bash "$HERE/pyenv.sh")
 PY=$VENV/bin/python
@@ -132,7 +132,7 @@ for p in "${PROFILES[@]}"; do
 done
 
 # ---------------------------------------------------------------- render, security policy, kubeconform
-mapfile -t CRD_FILES < <(bash ci/control-plane/crds.sh files)
+mapfile -t CRD_FILES < <(bash ci/local/control-plane/crds.sh files)
 # CRD-derived JSON schemas and API versions, cached per CRD set and converter version
 derived=$CACHE/crds/derived-$(cat "${CRD_FILES[@]}" "$HERE/manifests.py" 2>/dev/null | sha256sum | cut -c1-16)
 if [ ! -f "$derived/.done" ]; then
@@ -223,20 +223,20 @@ for l in "$WORK"/render/*/images.txt; do
 done | sort -u | awk -F '\t' '{ps[$1] = ps[$1] (ps[$1] ? " " : "") $2; n[$1] = $3} END {for (r in ps) print r "\t" ps[r] "\t" n[r]}' |
   sort | while IFS=$'\t' read -r ref profiles flag; do note "  $ref  ($profiles)${flag:+  [$flag]}"; done
 
-# the local stack's Redis (ci/stack/stores/redis.sh) refuses the same commands as the chart's
+# the local stack's Redis (ci/local/stack/stores/redis.sh) refuses the same commands as the chart's
 redis_disabled_parity() {
   local stack
-  # shellcheck source=ci/stack/stores/redis.sh
-  stack=$(source ci/stack/stores/redis.sh && echo "${REDIS_DISABLED_COMMANDS[*]}") || return 1
+  # shellcheck source=ci/local/stack/stores/redis.sh
+  stack=$(source ci/local/stack/stores/redis.sh && echo "${REDIS_DISABLED_COMMANDS[*]}") || return 1
   manifests redis-disabled "$CHARTS_DIR/$UMBRELLA/values.yaml" "$stack"
 }
 check "Redis: the chart (redis.master/replica.disableCommands) and the local stack disable the same commands, Lua among them" \
   redis_disabled_parity
 
 # ---------------------------------------------------------------- control plane + CRDs
-check "control plane up (etcd, kube-apiserver $K8S_VERSION, kube-controller-manager; /readyz)" bash ci/control-plane.sh start
+check "control plane up (etcd, kube-apiserver $K8S_VERSION, kube-controller-manager; /readyz)" bash ci/local/control-plane.sh start
 started_plane=true
-if ! bash ci/control-plane.sh status >/dev/null 2>&1; then
+if ! bash ci/local/control-plane.sh status >/dev/null 2>&1; then
   echo "charts: $passed passed, $failed failed"; exit 1
 fi
 # Only the CRDs of kinds the profiles render are applied: the API server needs ~1 s of CPU per big CRD
@@ -245,7 +245,7 @@ mapfile -t NEEDED_CRDS < <(cat "$WORK"/render/*/a.yaml 2>/dev/null > "$WORK/rend
   manifests kinds "$WORK/render/all.yaml" | awk 'NR == FNR {crd[$1 " " $2] = $3; next} ($1 " " $2) in crd {print crd[$1 " " $2]}' \
     "$derived/crd-index.txt" - | sort -u)
 check "operator CRDs from Go module zips applied and Established (${NEEDED_CRDS[*]:-none rendered})" \
-  bash ci/control-plane/crds.sh apply "${NEEDED_CRDS[@]}"
+  bash ci/local/control-plane/crds.sh apply "${NEEDED_CRDS[@]}"
 note "server $(kubectl version -o json 2>/dev/null | jq -r .serverVersion.gitVersion), $(kubectl get crd --no-headers | wc -l) CRDs"
 
 # ---------------------------------------------------------------- real installs
@@ -372,7 +372,7 @@ refused() {  # refused REGEX HELM_ARGS...: helm install must fail with an error 
   [ "$rc" -ne 0 ] || { echo ">> install succeeded; it must fail"; return 1; }
   grep -qE "$regex" <<<"$out" || { echo ">> error does not match /$regex/"; return 1; }
 }
-if [ -n "$base" ] && bash ci/control-plane.sh status >/dev/null 2>&1; then
+if [ -n "$base" ] && bash ci/local/control-plane.sh status >/dev/null 2>&1; then
   kubectl create namespace invalid >/dev/null
   i=0
   for bad in "$HERE"/invalid/*.yaml; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite "cluster": the real single-node Kubernetes of ci/cluster.sh, real containers.
+# Suite "cluster": the real single-node Kubernetes of ci/local/cluster.sh, real containers.
 #  node:     up; node Ready; CoreDNS answers (cluster.local only); cluster addresses routed to the node; a
 #            Deployment + Service reached by DNS name from a Job; a host process on the node IP reached from a
 #            pod, but neither it nor the apiserver from "outside" (a network namespace behind a veth);
@@ -7,15 +7,15 @@
 #            kubectl logs/exec; metrics API and kubectl top
 #  sections: ci/tests/cluster/NAME.sh sourced while the node is up (monitoring: the Prometheus Operator and the
 #            chart's ServiceMonitor/PrometheusRule; chart: the umbrella chart installed for real with
-#            values/local-node.yaml by ci/cluster/install.sh, then on that release ingress.sh: the API
-#            through Traefik, and scaling.sh: ci/experiment.sh --mode cluster and the HPA's autoscaling run),
+#            values/local-node.yaml by ci/local/cluster/install.sh, then on that release ingress.sh: the API
+#            through Traefik, and scaling.sh: ci/bench/experiment.sh --mode cluster and the HPA's autoscaling run),
 #            see SECTIONS below
 #  teardown: down leaves no process, mount, link, netns, IP lease, route or iptables rule; up twice and down
 #            twice are idempotent
 #  demo:     `make cluster-demo` (short) produces its report and leaves the machine as before
-# Needs root and `bash ci/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
+# Needs root and `bash ci/local/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
 # to 950; NEWSFEED_CLUSTER_KEEP=1 keeps the work dir with every check's log). One node per machine: do not run
-# it while another ci/cluster.sh node is up.
+# it while another ci/local/cluster.sh node is up.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
@@ -37,7 +37,7 @@ cleanup() {
   local rc=$? p
   for p in "${HOST_HTTPD:-}" "${OUT_HTTPD:-}"; do [ -z "$p" ] || kill "$p" 2>/dev/null || true; done
   outside_down
-  if $started; then bash ci/cluster.sh down >/dev/null 2>&1 || true; fi
+  if $started; then bash ci/local/cluster.sh down >/dev/null 2>&1 || true; fi
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "${NEWSFEED_CLUSTER_KEEP:-}" ]; then rm -rf "$WORK"
   else echo "kept $WORK (logs)" >&2; fi
 }
@@ -94,13 +94,13 @@ from_outside() { nsenter -t "$OUT_PID" -n timeout 3 bash -c "exec 3<>/dev/tcp/$1
 
 # ---------------------------------------------------------------- prerequisites
 if [ "$(id -u)" != 0 ]; then fail_now "running as root (containers, bridges and iptables need it)"; finish; exit 1; fi
-if ! bash ci/tools.sh node > "$WORK/tools.log" 2>&1; then
-  fail_now "bash ci/tools.sh node"; tail -n 20 "$WORK/tools.log"; finish; exit 1
+if ! bash ci/local/tools.sh node > "$WORK/tools.log" 2>&1; then
+  fail_now "bash ci/local/tools.sh node"; tail -n 20 "$WORK/tools.log"; finish; exit 1
 fi
 # shellcheck source=/dev/null
 . "$CACHE/node-images/images.env"
 if ip link show nfnode0 >/dev/null 2>&1; then
-  fail_now "no other node up on this machine (nfnode0 exists: ci/cluster.sh down with its run dir)"; finish; exit 1
+  fail_now "no other node up on this machine (nfnode0 exists: ci/local/cluster.sh down with its run dir)"; finish; exit 1
 fi
 
 # what the machine looks like without the node, to compare after down: every iptables rule; the links, network
@@ -118,7 +118,7 @@ machine_state > "$WORK/machine.before"
 # ---------------------------------------------------------------- node
 t=$SECONDS
 started=true
-check "ci/cluster.sh up" bash ci/cluster.sh up
+check "ci/local/cluster.sh up" bash ci/local/cluster.sh up
 if [ "$LAST" != ok ]; then
   tail -n 30 "$RUN"/kubelet.log 2>/dev/null | sed 's/^/    /'; finish; exit 1
 fi
@@ -130,8 +130,8 @@ check "names outside cluster.local are not forwarded anywhere" \
   bash -c '! timeout 5 busybox nslookup example.com 10.96.0.10'
 routed_here() { local a; for a in "$@"; do ip route get "$a" | grep -q "dev nfnode0" || return 1; done; }
 check "cluster addresses are routed to the node bridge, not off the machine" routed_here 10.96.200.1 10.244.9.9 10.245.0.9
-env_ok() { bash ci/cluster.sh env > "$WORK/env"; grep -qx "export KUBECONFIG=$KUBECONFIG" "$WORK/env" && grep -q "NODE_IP=$NODE_IP" "$WORK/env"; }
-check "ci/cluster.sh env prints KUBECONFIG and NODE_IP" env_ok
+env_ok() { bash ci/local/cluster.sh env > "$WORK/env"; grep -qx "export KUBECONFIG=$KUBECONFIG" "$WORK/env" && grep -q "NODE_IP=$NODE_IP" "$WORK/env"; }
+check "ci/local/cluster.sh env prints KUBECONFIG and NODE_IP" env_ok
 
 # a host process on the node IP, as the local stores are for pods
 HOST_PORT=$((18090 + NEWSFEED_PORT_OFFSET))
@@ -139,19 +139,19 @@ mkdir -p "$WORK/www"; echo "hello from the host" > "$WORK/www/index.html"
 busybox httpd -f -p "$NODE_IP:$HOST_PORT" -h "$WORK/www" &
 HOST_HTTPD=$!
 
-# the web pods run an image made here by ci/cluster/oci-image.py and loaded with ci/cluster.sh import
+# the web pods run an image made here by ci/local/cluster/oci-image.py and loaded with ci/local/cluster.sh import
 WEB_IMAGE=localhost/cluster-test-web:1
 web_image() {
   local r=$WORK/web-rootfs
   mkdir -p "$r/bin" "$r/www" "$r/tmp"; chmod 1777 "$r/tmp"
   cp /bin/busybox "$r/bin/busybox"; ln -s busybox "$r/bin/sh"
   echo "hello from the web image" > "$r/www/index.html"
-  python3 ci/cluster/oci-image.py "$WEB_IMAGE" "$r" "$WORK/web.tar" --user 65534:65534 --expose 8080 \
+  python3 ci/local/cluster/oci-image.py "$WEB_IMAGE" "$r" "$WORK/web.tar" --user 65534:65534 --expose 8080 \
     --entrypoint '["/bin/busybox", "httpd", "-f", "-p", "8080", "-h", "/www"]' &&
-    bash ci/cluster.sh import "$WORK/web.tar" &&
-    bash ci/cluster.sh cri images | grep -q "$WEB_IMAGE"
+    bash ci/local/cluster.sh import "$WORK/web.tar" &&
+    bash ci/local/cluster.sh cri images | grep -q "$WEB_IMAGE"
 }
-check "an image from ci/cluster/oci-image.py imported with ci/cluster.sh import" web_image
+check "an image from ci/local/cluster/oci-image.py imported with ci/local/cluster.sh import" web_image
 
 kc create namespace "$NS" >/dev/null
 kc -n "$NS" apply -f - > "$WORK/apply.log" 2>&1 <<EOF
@@ -261,7 +261,7 @@ done
 recorded_pids() { cat "$RUN"/*.pid "$RUN"/control-plane/*.pid 2>/dev/null | awk '{print $1}'; }
 mapfile -t pids < <(recorded_pids)
 t=$SECONDS
-check "ci/cluster.sh down" bash ci/cluster.sh down
+check "ci/local/cluster.sh down" bash ci/local/cluster.sh down
 note "down took $((SECONDS - t)) s"
 started=false
 # a zombie is gone for our purposes (its parent, init here, reaps it when it gets to it)
@@ -278,10 +278,10 @@ t=$SECONDS
 check "make cluster-up again (etcd keeps the cluster's objects)" make -s cluster-up
 note "second up took $((SECONDS - t)) s"
 started=true
-check "up twice: already running" bash -c "bash ci/cluster.sh up 2>&1 | grep -q 'already running'"
+check "up twice: already running" bash -c "bash ci/local/cluster.sh up 2>&1 | grep -q 'already running'"
 check "make cluster-down" make -s cluster-down
 started=false
-check "down twice: nothing to stop" bash -c "bash ci/cluster.sh down 2>&1 | grep -q 'nothing to stop'"
+check "down twice: nothing to stop" bash -c "bash ci/local/cluster.sh down 2>&1 | grep -q 'nothing to stop'"
 machine_state > "$WORK/machine.after2"
 check "machine as before after the second down" diff "$WORK/machine.before" "$WORK/machine.after2"
 

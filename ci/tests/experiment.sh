@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite "experiment": the scaling-experiment runner (ci/experiment.sh) in local mode at a tiny scale on real
+# Suite "experiment": the scaling-experiment runner (ci/bench/experiment.sh) in local mode at a tiny scale on real
 # stores and services, outbound at 1 and 2 instances behind the gateway, measured from the local Prometheus:
 #  - fixed rate: a short low-rate k6 social run per count. Checks the table (one row per replica count, non-zero
 #    throughput, numeric p50/p95/p99, every instance scraped) and the chart (a PNG);
@@ -8,7 +8,7 @@
 #    and a broken step, or the cap or floor the table then names), that capacity.csv's numbers are the ones
 #    steps.csv gives, the two charts and the reproduce commands;
 # and, after each, that nothing is left running. Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of
-# ci/test.sh), otherwise a stack started here. Settings: EXPERIMENT_TEST_DURATION (20s), EXPERIMENT_TEST_RATE (10).
+# ci/tests/run.sh), otherwise a stack started here. Settings: EXPERIMENT_TEST_DURATION (20s), EXPERIMENT_TEST_RATE (10).
 # Last line `experiment: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -32,10 +32,10 @@ started_stack=false
 cleanup() {
   local rc=$?
   # the runner stops what it started; this is the safety net for an interrupted run
-  bash ci/services.sh stop >/dev/null 2>&1 || true
-  bash ci/gateway.sh stop >/dev/null 2>&1 || true
-  bash ci/prometheus.sh stop >/dev/null 2>&1 || true
-  if $started_stack; then bash ci/stack.sh down >/dev/null 2>&1 || true; fi
+  bash ci/local/services.sh stop >/dev/null 2>&1 || true
+  bash ci/local/gateway.sh stop >/dev/null 2>&1 || true
+  bash ci/local/prometheus.sh stop >/dev/null 2>&1 || true
+  if $started_stack; then bash ci/local/stack.sh down >/dev/null 2>&1 || true; fi
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else echo "kept run dir $NEWSFEED_RUN" >&2; fi
 }
 trap cleanup EXIT
@@ -43,7 +43,7 @@ trap cleanup EXIT
 if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
   log "starting a stack in $NEWSFEED_RUN (port offset $NEWSFEED_PORT_OFFSET)"
   started_stack=true
-  if ! bash ci/stack.sh up >&2; then failed=$((failed + 1)); echo "FAIL - stack up"; finish; exit 1; fi
+  if ! bash ci/local/stack.sh up >&2; then failed=$((failed + 1)); echo "FAIL - stack up"; finish; exit 1; fi
 fi
 missing=()
 for s in social-graph outbound inbound search edge; do [ -f "services/$s/target/$s.jar" ] || missing+=("$s"); done
@@ -53,11 +53,11 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 run_experiment() {
-  bash ci/experiment.sh --mode local --service outbound --replicas "$REPLICAS" --scenario social \
+  bash ci/bench/experiment.sh --mode local --service outbound --replicas "$REPLICAS" --scenario social \
     --rate "${EXPERIMENT_TEST_RATE:-10}" --duration "${EXPERIMENT_TEST_DURATION:-20s}" --settle 5 --pad 8 \
     --env PROFILE=ci --out "$OUT" >&2
 }
-check "ci/experiment.sh --mode local --replicas \"$REPLICAS\" exits 0" run_experiment
+check "ci/bench/experiment.sh --mode local --replicas \"$REPLICAS\" exits 0" run_experiment
 
 # column NAME of results.csv, one value per row
 column() { python3 -c 'import csv,sys; [print(r[sys.argv[2]]) for r in csv.DictReader(open(sys.argv[1]))]' "$OUT/results.csv" "$1"; }
@@ -98,7 +98,7 @@ nothing_left_running() {
 # cluster mode without a cluster: the plan of helm/kubectl commands it would run (--dry-run)
 cluster_plan() {
   local plan
-  plan=$(bash ci/experiment.sh --mode cluster --dry-run --service inbound --replicas "1 3" --rate 100 --duration 1m \
+  plan=$(bash ci/bench/experiment.sh --mode cluster --dry-run --service inbound --replicas "1 3" --rate 100 --duration 1m \
     --release nf --namespace bench --values values/scaling/example.yaml --out "$NEWSFEED_RUN/plan" 2>&1) || return 1
   grep -qF "helm upgrade nf charts/newsfeed -n bench --reuse-values -f values/scaling/example.yaml --set inbound.replicaCount=3" <<< "$plan" \
     && grep -qF "create job --from=cronjob/nf-k6-social exp-inbound-r3-run-" <<< "$plan" \
@@ -121,7 +121,7 @@ check "the runner stopped the services, gateway and Prometheus it started" nothi
 # objective is generous (p95 <= 200 ms) for the same reason: the search's decisions on latency are checked offline.
 CAP=$NEWSFEED_RUN/capacity
 run_capacity() {
-  bash ci/experiment.sh --mode local --capacity --service outbound --replicas "$REPLICAS" --step 8s --warmup 5s \
+  bash ci/bench/experiment.sh --mode local --capacity --service outbound --replicas "$REPLICAS" --step 8s --warmup 5s \
     --settle 3 --pad 7 --start-rate 5 --growth 8 --max-rate 320 --resolution 1 --max-steps 3 --slo-ms 200 \
     --env PARTICIPANTS=20 --env FRIENDS=2 --env MAX_VUS=1 --env PRE_ALLOCATED_VUS=1 --out "$CAP" >&2
 }
@@ -129,7 +129,7 @@ run_capacity() {
 search_logic() {
   python3 - <<'EOF_PY'
 import json, os, subprocess, sys, tempfile
-sys.path.insert(0, "ci/experiment")
+sys.path.insert(0, "ci/bench/experiment")
 from argparse import Namespace
 from capacity_search import next_rate, capacity
 tmp = tempfile.mkdtemp()
@@ -137,7 +137,7 @@ def judge(row, kind="http", offered=10):
     path = os.path.join(tmp, "m.json")
     json.dump({"throughput_per_min": 600, "error_ratio": 0, "api_error_ratio": 0, "dropped_iterations": 0, **row},
               open(path, "w"))
-    out = subprocess.run(["python3", "ci/experiment/capacity_search.py", "judge", path, "--replicas", "1", "--step",
+    out = subprocess.run(["python3", "ci/bench/experiment/capacity_search.py", "judge", path, "--replicas", "1", "--step",
                           "1", "--offered", str(offered), "--duration", "10", "--k6-exit", "0", "--kind", kind,
                           "--slo-ms", "50", "--max-error-ratio", "0.01", "--max-dropped", "0.02"],
                          capture_output=True, text=True, check=True).stdout
@@ -169,7 +169,7 @@ EOF_PY
 check "capacity_search.py: p95, errors, dropped iterations and no measurement each break a step; the search brackets a known capacity within 5 %" search_logic
 
 cap_t0=$SECONDS
-check "ci/experiment.sh --capacity --replicas \"$REPLICAS\" exits 0" run_capacity
+check "ci/bench/experiment.sh --capacity --replicas \"$REPLICAS\" exits 0" run_capacity
 log "the capacity search took $((SECONDS - cap_t0)) s"
 
 # Per count from steps.csv alone: capacity = the highest offered rate that held, broken at = the lowest that broke,
@@ -221,7 +221,7 @@ capacity_md() {
   local n
   [ -f "$CAP/capacity.md" ] && [ "$(grep -cE '^\| [0-9]+ \| [0-9.,]+ \|' "$CAP/capacity.md")" -eq 2 ] || return 1
   for n in $REPLICAS; do
-    grep -qE "^- $n: \`NEWSFEED_RUN=.* ci/experiment.sh --mode local --capacity .*--replicas $n --start-rate [0-9.]+\`$" "$CAP/capacity.md" \
+    grep -qE "^- $n: \`NEWSFEED_RUN=.* ci/bench/experiment.sh --mode local --capacity .*--replicas $n --start-rate [0-9.]+\`$" "$CAP/capacity.md" \
       || { echo "no reproduce command for $n" >&2; return 1; }
   done
 }
@@ -252,7 +252,7 @@ EOF_PY
 # Job at the first rate with the search's k6 defaults (the later steps depend on what it measures)
 cluster_capacity_plan() {
   local plan
-  plan=$(bash ci/experiment.sh --mode cluster --capacity --dry-run --service outbound --replicas "1 2" --start-rate 80 \
+  plan=$(bash ci/bench/experiment.sh --mode cluster --capacity --dry-run --service outbound --replicas "1 2" --start-rate 80 \
     --step 20s --release nf --namespace bench --out "$NEWSFEED_RUN/capacity-plan" 2>&1) || return 1
   grep -qF "helm upgrade nf charts/newsfeed -n bench --reuse-values --set outbound.replicaCount=2" <<< "$plan" \
     && grep -qE "create job --from=cronjob/nf-k6-experiment exp-outbound-r2-warm-.* RATE=80 DURATION=20s " <<< "$plan" \

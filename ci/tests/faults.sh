@@ -3,19 +3,19 @@
 # acknowledged post was lost or duplicated.
 #
 # Always starts its OWN stack (it stops stores; a shared NEWSFEED_STACK_ENV is ignored) in a fresh run dir,
-# the services with two inbound instances, a seeded graph (ci/faults/seed.py), and the ledger
-# (ci/faults/ledger.py: FAULTS_RATE posts/s, each with an Idempotency-Key and retried with it after an error for
+# the services with two inbound instances, a seeded graph (ci/tests/faults/seed.py), and the ledger
+# (ci/tests/faults/ledger.py: FAULTS_RATE posts/s, each with an Idempotency-Key and retried with it after an error for
 # up to 45 s, every outcome recorded). Then, one after the other: Kafka, Redis,
-# Cassandra and Solr stopped and started again (ci/stack.sh stop-store/start-store), inbound-2 killed -9
-# and restarted, PostgreSQL stopped, Kafka killed -9 (ci/stack.sh kill-store), and the only
-# outbound, search and social-graph instances killed -9 and restarted; then forged events no consumer can process (ci/faults/poison.sh) must land in both groups'
+# Cassandra and Solr stopped and started again (ci/local/stack.sh stop-store/start-store), inbound-2 killed -9
+# and restarted, PostgreSQL stopped, Kafka killed -9 (ci/local/stack.sh kill-store), and the only
+# outbound, search and social-graph instances killed -9 and restarted; then forged events no consumer can process (ci/tests/faults/poison.sh) must land in both groups'
 # dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`) must give them
-# back to one group only. While each fault lasts ci/faults/probe.py checks that the services stay live, answer 503 JSON
+# back to one group only. While each fault lasts ci/tests/faults/probe.py checks that the services stay live, answer 503 JSON
 # where the missing store is needed, keep serving what does not need it, and report not ready; after each
 # restart it times the recovery (ready, a new post acknowledged, fanned out, searchable). Finally
-# ci/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
+# ci/tests/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
 # inbound, and in search, and no post answered 503 at every attempt in its poster's outbound;
-# ci/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
+# ci/tests/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
 #
 # Environment: NEWSFEED_PORT_OFFSET (default 1600), FAULTS_RATE (posts/s, default 20), FAULTS_POSTERS (30),
 # FAULTS_RECOVER_TIMEOUT (s, default 120), FAULTS_NOISE_RATE (k6 social load alongside, requests/s; default 0
@@ -72,7 +72,7 @@ instances() {
   local svc i port
   for svc in social-graph outbound inbound search; do
     i=0
-    for port in $(bash ci/services.sh ports "$svc"); do
+    for port in $(bash ci/local/services.sh ports "$svc"); do
       i=$((i + 1)); printf '%s-%s=http://127.0.0.1:%s ' "$svc" "$i" "$port"
     done
   done
@@ -89,7 +89,7 @@ fault() {
   check "$name: ${stop[*]}" "${stop[@]}"
   event "$name" stopped
   local down_at=$SECONDS
-  counted "$name probes" python3 ci/faults/probe.py down "$name" "$GRAPH" "$OUT"
+  counted "$name probes" python3 ci/tests/faults/probe.py down "$name" "$GRAPH" "$OUT"
   local rest=$((min_down - (SECONDS - down_at)))
   if [ "$rest" -gt 0 ]; then sleep "$rest"; fi
   log "fault $name: ${start[*]}"
@@ -97,7 +97,7 @@ fault() {
   local since; since=$(date +%s.%N)
   check "$name: ${start[*]}" "${start[@]}"
   event "$name" started
-  counted "$name recovery" python3 ci/faults/probe.py recover "$name" "$GRAPH" "$OUT" --since "$since" \
+  counted "$name recovery" python3 ci/tests/faults/probe.py recover "$name" "$GRAPH" "$OUT" --since "$since" \
     --timeout "$RECOVER_TIMEOUT"
 }
 
@@ -130,7 +130,7 @@ dead_lettered_once() {
 events_healthy() {
   local svc port
   for svc in inbound search; do
-    for port in $(bash ci/services.sh ports "$svc"); do
+    for port in $(bash ci/local/services.sh ports "$svc"); do
       curl -sf -m 5 -o /dev/null "http://127.0.0.1:$port/health/events" || { echo "$svc on $port" >&2; return 1; }
     done
   done
@@ -156,7 +156,7 @@ poison() {
   local keys=$OUT/poison.keys n=3
   check "no event dead-lettered during the store outages" dead_letters_empty
   event poison stop
-  check "poison: $n forged events published" bash -c "bash ci/faults/poison.sh $n > '$keys'"
+  check "poison: $n forged events published" bash -c "bash ci/tests/faults/poison.sh $n > '$keys'"
   check "poison: inbound dead-lettered every forged event" dead_lettered inbound 1 "$keys"
   check "poison: search dead-lettered every forged event" dead_lettered search 1 "$keys"
   check "poison: every consumer healthy on /health/events" events_healthy
@@ -180,38 +180,38 @@ mkdir -p "$OUT"
 NEWSFEED_INSTANCES=$(instances)
 export NEWSFEED_INSTANCES
 export PYTHONDONTWRITEBYTECODE=1
-setup "seed the graph" python3 ci/faults/seed.py "$GRAPH" --posters "$POSTERS"
+setup "seed the graph" python3 ci/tests/faults/seed.py "$GRAPH" --posters "$POSTERS"
 
-python3 ci/faults/ledger.py "$GRAPH" "$OUT" --rate "$RATE" > "$OUT/ledger.log" 2>&1 &
+python3 ci/tests/faults/ledger.py "$GRAPH" "$OUT" --rate "$RATE" > "$OUT/ledger.log" 2>&1 &
 ledger_pid=$!
 if [ "$NOISE_RATE" != 0 ]; then
-  # its own process group, so stopping it also stops k6 behind ci/load.sh's pipe; its verdict is not ours
-  setsid env PROFILE=ci RATE="$NOISE_RATE" DURATION=30m TESTID=faults-noise bash ci/load.sh social \
+  # its own process group, so stopping it also stops k6 behind ci/bench/load.sh's pipe; its verdict is not ours
+  setsid env PROFILE=ci RATE="$NOISE_RATE" DURATION=30m TESTID=faults-noise bash ci/bench/load.sh social \
     > "$OUT/noise.log" 2>&1 &
   noise_pid=$!
 fi
 sleep 10   # a baseline before the first fault
 
-fault kafka 10 bash ci/stack.sh stop-store kafka -- bash ci/stack.sh start-store kafka
-fault redis 8 bash ci/stack.sh stop-store redis -- bash ci/stack.sh start-store redis
-fault cassandra 8 bash ci/stack.sh stop-store cassandra -- bash ci/stack.sh start-store cassandra
-fault solr 8 bash ci/stack.sh stop-store solr -- bash ci/stack.sh start-store solr
-fault inbound-2 8 bash ci/services.sh kill inbound-2 -- bash ci/services.sh restart inbound-2
-fault postgresql 8 bash ci/stack.sh stop-store postgresql -- bash ci/stack.sh start-store postgresql
+fault kafka 10 bash ci/local/stack.sh stop-store kafka -- bash ci/local/stack.sh start-store kafka
+fault redis 8 bash ci/local/stack.sh stop-store redis -- bash ci/local/stack.sh start-store redis
+fault cassandra 8 bash ci/local/stack.sh stop-store cassandra -- bash ci/local/stack.sh start-store cassandra
+fault solr 8 bash ci/local/stack.sh stop-store solr -- bash ci/local/stack.sh start-store solr
+fault inbound-2 8 bash ci/local/services.sh kill inbound-2 -- bash ci/local/services.sh restart inbound-2
+fault postgresql 8 bash ci/local/stack.sh stop-store postgresql -- bash ci/local/stack.sh start-store postgresql
 # crashes: no shutdown of their own, whatever was in flight is cut off
-fault kafka-kill9 8 bash ci/stack.sh kill-store kafka -- bash ci/stack.sh start-store kafka
-fault outbound-1 8 bash ci/services.sh kill outbound-1 -- bash ci/services.sh restart outbound-1
-fault search-1 8 bash ci/services.sh kill search-1 -- bash ci/services.sh restart search-1
-fault social-graph-1 8 bash ci/services.sh kill social-graph-1 -- bash ci/services.sh restart social-graph-1
+fault kafka-kill9 8 bash ci/local/stack.sh kill-store kafka -- bash ci/local/stack.sh start-store kafka
+fault outbound-1 8 bash ci/local/services.sh kill outbound-1 -- bash ci/local/services.sh restart outbound-1
+fault search-1 8 bash ci/local/services.sh kill search-1 -- bash ci/local/services.sh restart search-1
+fault social-graph-1 8 bash ci/local/services.sh kill social-graph-1 -- bash ci/local/services.sh restart social-graph-1
 poison
 
 sleep 5   # a tail of posts after the last recovery
 check "ledger stopped cleanly" stop_ledger
 cat "$OUT/ledger.log" >&2
 if [ -n "$noise_pid" ]; then kill -- "-$noise_pid" 2>/dev/null || true; wait "$noise_pid" 2>/dev/null || true; noise_pid=""; fi
-check "no service instance died during the faults" bash ci/services.sh status
-counted "verification" python3 ci/faults/verify.py "$GRAPH" "$OUT" --timeout "$RECOVER_TIMEOUT"
-counted "report" python3 ci/faults/report.py "$OUT"
+check "no service instance died during the faults" bash ci/local/services.sh status
+counted "verification" python3 ci/tests/faults/verify.py "$GRAPH" "$OUT" --timeout "$RECOVER_TIMEOUT"
+counted "report" python3 ci/tests/faults/report.py "$OUT"
 log "suite took $((SECONDS - suite_start)) s"
 
 echo "faults: $passed passed, $failed failed"

@@ -22,7 +22,7 @@ cleanup() {
   local p
   for p in "${survivors[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   # whatever a failed check left: the suite never leaves processes behind
-  [ -d "$NEWSFEED_RUN" ] && { bash ci/clean.sh > "$OUT/final-clean.log" 2>&1 || cat "$OUT/final-clean.log"; }
+  [ -d "$NEWSFEED_RUN" ] && { bash ci/local/clean.sh > "$OUT/final-clean.log" 2>&1 || cat "$OUT/final-clean.log"; }
   if [ "$failed" -eq 0 ]; then rm -rf "$OUT"; else echo "kept $OUT (every step's output)" >&2; fi
 }
 trap cleanup EXIT
@@ -45,7 +45,7 @@ listening() { ss -Hltn "sport = :$1" | grep -q .; }
 none_listening() { local p; for p in "$@"; do listening "$p" && { echo "port $p still listening"; return 1; }; done; return 0; }
 all_listening() { local p; for p in "$@"; do listening "$p" || { echo "port $p not listening"; return 1; }; done; return 0; }
 services_answer() { local p; for p in "${SERVICE_PORTS[@]}"; do curl -sf -m 5 -o /dev/null "http://127.0.0.1:$p/health/ready" || return 1; done; }
-stores_up() { NEWSFEED_RUN=$NEWSFEED_RUN bash ci/stack.sh status; }
+stores_up() { NEWSFEED_RUN=$NEWSFEED_RUN bash ci/local/stack.sh status; }
 prometheus_ready() { curl -sf -m 5 -o /dev/null "$PROMETHEUS/-/ready"; }
 prometheus_down() { ! curl -s -m 2 -o /dev/null "$PROMETHEUS/-/ready"; }
 
@@ -111,12 +111,12 @@ check "after the demo Prometheus is ready" prometheus_ready
 kill_store_and_service() {
   local pid
   read -r pid _ < "$NEWSFEED_RUN/stack/pids/redis.pid" && kill -9 "$pid" || return 1
-  NEWSFEED_RUN=$NEWSFEED_RUN bash ci/services.sh kill inbound-1
+  NEWSFEED_RUN=$NEWSFEED_RUN bash ci/local/services.sh kill inbound-1
 }
 check "kill -9 of Redis and of inbound-1" kill_store_and_service
 check "make clean" make clean
 check "nothing of the run is left (processes, ports) and its run dir is gone" \
-  bash -c '! [ -e "$1" ] && bash ci/leftovers.sh "$1" "$2"' _ "$NEWSFEED_RUN" "$O"
+  bash -c '! [ -e "$1" ] && bash ci/local/leftovers.sh "$1" "$2"' _ "$NEWSFEED_RUN" "$O"
 second_clean() { local out; out=$(make clean 2>&1) || { echo "$out"; return 1; }; echo "$out"; grep -q "nothing to stop" <<< "$out"; }
 check "make clean again says there is nothing to stop" second_clean
 

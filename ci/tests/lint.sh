@@ -42,7 +42,7 @@ readmes_in_sync() {
 }
 check "chart READMEs match helm-docs" readmes_in_sync
 
-# a script with a #! line is run by its path (README and docs do: ci/experiment.sh ...), so git must keep it executable
+# a script with a #! line is run by its path (README and docs do: ci/bench/experiment.sh ...), so git must keep it executable
 scripts_executable() {
   local f rc=0
   while IFS= read -r f; do

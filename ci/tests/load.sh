@@ -9,7 +9,7 @@
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
 # Each run passes only with k6 exit 0, every threshold ok in summary.json and the dashboard HTML written.
-# Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of ci/test.sh), otherwise a stack started here.
+# Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of ci/tests/run.sh), otherwise a stack started here.
 # Last line: `load: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,27 +31,27 @@ started_stack=false started_services=false prom_pid=
 cleanup() {
   local rc=$?
   [ -z "$prom_pid" ] || { kill "$prom_pid" 2>/dev/null || true; wait "$prom_pid" 2>/dev/null || true; }
-  if $started_services; then bash ci/services.sh stop >&2 || true; fi
-  if $started_stack; then bash ci/stack.sh down >&2 || true; fi
+  if $started_services; then bash ci/local/services.sh stop >&2 || true; fi
+  if $started_stack; then bash ci/local/stack.sh down >&2 || true; fi
   exit "$rc"
 }
 trap cleanup EXIT
 
 for tool in "$BIN/k6" "$BIN/prometheus" jq curl; do
-  command -v "$tool" >/dev/null || { echo "missing $tool (bash ci/tools.sh all)" >&2; fail setup "missing $tool"; finish; exit 1; }
+  command -v "$tool" >/dev/null || { echo "missing $tool (bash ci/local/tools.sh all)" >&2; fail setup "missing $tool"; finish; exit 1; }
 done
 
 if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
   started_stack=true
-  bash ci/stack.sh up >&2
+  bash ci/local/stack.sh up >&2
   export NEWSFEED_STACK_ENV=$NEWSFEED_RUN/stack.env
 fi
-if [ ! -f ci/services.sh ]; then
-  fail setup "ci/services.sh does not exist yet"; finish; exit 1
+if [ ! -f ci/local/services.sh ]; then
+  fail setup "ci/local/services.sh does not exist yet"; finish; exit 1
 fi
 started_services=true
-if ! bash ci/services.sh start >&2; then
-  fail setup "ci/services.sh start failed"; finish; exit 1
+if ! bash ci/local/services.sh start >&2; then
+  fail setup "ci/local/services.sh start failed"; finish; exit 1
 fi
 
 # A throwaway Prometheus that accepts remote write, to see the k6 series arrive with their testid label.
@@ -73,7 +73,7 @@ run() {
   local testid=load-test-$name-$STAMP rc=0
   local reports=$NEWSFEED_RUN/reports/$testid
   echo "=== $name ($scenario, testid $testid)"
-  env TESTID="$testid" "$@" bash ci/load.sh "$scenario" -q || rc=$?
+  env TESTID="$testid" "$@" bash ci/bench/load.sh "$scenario" -q || rc=$?
   if [ "$rc" -ne "$expect" ]; then fail "$name" "k6 exit $rc, expected $expect (see $reports)"; return 1; fi
   if [ ! -s "$reports/summary.json" ]; then fail "$name" "no summary.json in $reports"; return 1; fi
   if [ "$expect" -eq 0 ] && ! thresholds_ok "$reports/summary.json"; then

@@ -7,9 +7,9 @@
 #   default, only the recording rules with alerts off, the thresholds of the values otherwise; every dashboard
 #   valid and on real series only (and the validator catching a misspelt metric and a repeated panel id) and
 #   conforming to Grafana's dashboard schema (@grafana/schema, and the check refusing what it must);
-#   then for real: ci/prometheus.sh start (rule groups of both files loaded, the services' own `service` label kept),
-#   stand-in services with known rates (ci/prometheus/testdata/fake_services.py) scraped for ~3 minutes while
-#   a k6 probe remote-writes into it, ci/prometheus.sh report over that window (the CSV must hold the known
+#   then for real: ci/local/prometheus.sh start (rule groups of both files loaded, the services' own `service` label kept),
+#   stand-in services with known rates (ci/tests/observability/testdata/fake_services.py) scraped for ~3 minutes while
+#   a k6 probe remote-writes into it, ci/local/prometheus.sh report over that window (the CSV must hold the known
 #   per-minute numbers, the PNGs must be images), k6's remote-written names, then stop.
 # Environment: NEWSFEED_PORT_OFFSET (default 1150: services 19231-19234, Prometheus 20240),
 # OBSERVABILITY_RUN_SECONDS (default 190: the live part; at least one whole minute after the first 100s).
@@ -30,8 +30,8 @@ export NEWSFEED_RUN=$WORK/run
 PROM_URL=http://127.0.0.1:$((19090 + NEWSFEED_PORT_OFFSET))
 TESTID=observability-$(date -u +%Y%m%dT%H%M%SZ)
 K6_RATE=2
-# shellcheck source=ci/prometheus/process.sh
-source ci/prometheus/process.sh
+# shellcheck source=ci/local/prometheus/process.sh
+source ci/local/prometheus/process.sh
 
 passed=0 failed=0 fake_pid='' k6_pid=''
 check() {  # check NAME CMD...: one counted test
@@ -42,7 +42,7 @@ finish() { echo "observability: $passed passed, $failed failed"; }
 stop_pid() { [ -z "$1" ] || ! alive "$1" || { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }; }
 cleanup() {
   stop_pid "$k6_pid"
-  bash ci/prometheus.sh stop >/dev/null 2>&1 || true
+  bash ci/local/prometheus.sh stop >/dev/null 2>&1 || true
   stop_pid "$fake_pid"
   if [ "$failed" -eq 0 ]; then rm -rf "$WORK"; else echo "kept $WORK" >&2; fi
 }
@@ -50,7 +50,7 @@ trap cleanup EXIT
 
 for tool in "$PROMTOOL" "$BIN/prometheus" "$K6" "$HELM" jq curl python3; do
   if ! command -v "$tool" >/dev/null; then
-    echo "missing $tool (bash ci/tools.sh all)" >&2; failed=$((failed + 1)); finish; exit 1
+    echo "missing $tool (bash ci/local/tools.sh all)" >&2; failed=$((failed + 1)); finish; exit 1
   fi
 done
 
@@ -173,7 +173,7 @@ check "chart refuses an API operation with two p95 targets" chart_refuses 'liste
 # ---- dashboards ----------------------------------------------------------------------------------------
 validate() {  # prints the validator's findings only when it fails
   local out
-  out=$(python3 ci/prometheus/validate_dashboards.py --rules "$RULES" --allow ci/prometheus/raw-metrics.txt "$@") \
+  out=$(python3 ci/tests/observability/validate_dashboards.py --rules "$RULES" --allow ci/tests/observability/raw-metrics.txt "$@") \
     || { echo "$out" >&2; return 1; }
 }
 for d in "$DASHBOARDS"/*.json; do
@@ -201,9 +201,9 @@ check "validator rejects a repeated panel id" rejects 'panels[1]["id"] = panels[
 check "validator rejects a panel off \${datasource}" rejects 'panels[0]["datasource"] = {"type": "prometheus", "uid": "prom"}' \
   "datasource is not"
 
-# Grafana's own dashboard schema (@grafana/schema, pinned in ci/tools.sh): every dashboard conforms, and a
+# Grafana's own dashboard schema (@grafana/schema, pinned in ci/local/tools.sh): every dashboard conforms, and a
 # misspelt panel field or a value of the wrong type is refused
-check "dashboards conform to Grafana's schema (@grafana/schema)" bash ci/prometheus/check_dashboard_schema.sh \
+check "dashboards conform to Grafana's schema (@grafana/schema)" bash ci/tests/observability/check_dashboard_schema.sh \
   "$DASHBOARDS"/*.json
 schema_rejects() {  # schema_rejects PYTHON_EDIT EXPECTED_MESSAGE: as rejects, through the schema check
   local copy=$WORK/off-schema.json out
@@ -213,7 +213,7 @@ d = json.load(open(sys.argv[1]))
 exec(sys.argv[3])
 json.dump(d, open(sys.argv[2], "w"), indent=2)
 EOF
-  if out=$(bash ci/prometheus/check_dashboard_schema.sh "$copy" 2>&1); then echo "  the schema accepted: $1" >&2; return 1; fi
+  if out=$(bash ci/tests/observability/check_dashboard_schema.sh "$copy" 2>&1); then echo "  the schema accepted: $1" >&2; return 1; fi
   grep -q -- "$2" <<< "$out" || { echo "  expected '$2' in: $out" >&2; return 1; }
 }
 check "schema check refuses a misspelt panel field" schema_rejects \
@@ -233,12 +233,12 @@ check "ports of offset $NEWSFEED_PORT_OFFSET are free" ports_free
 if ! ports_free 2>/dev/null; then finish; exit 1; fi
 
 mkdir -p "$NEWSFEED_RUN"
-python3 -u ci/prometheus/testdata/fake_services.py "$NEWSFEED_PORT_OFFSET" > "$WORK/fake.log" 2>&1 &
+python3 -u ci/tests/observability/testdata/fake_services.py "$NEWSFEED_PORT_OFFSET" > "$WORK/fake.log" 2>&1 &
 fake_pid=$!
 for _ in $(seq 50); do grep -q ready "$WORK/fake.log" && break; sleep 0.1; done
 start=$(date +%s)
 
-check "prometheus.sh start" bash ci/prometheus.sh start
+check "prometheus.sh start" bash ci/local/prometheus.sh start
 rule_groups_loaded() {
   local want got
   want=$(sed -n 's/^ *- name: *//p' "$RULES" "$ALERTS" | sort | tr '\n' ' ')
@@ -246,13 +246,13 @@ rule_groups_loaded() {
   [ "$want" = "$got" ] || { echo "  rule groups: want '$want', got '$got'" >&2; return 1; }
 }
 check "GET /api/v1/rules lists every group of the rules and alerts files" rule_groups_loaded
-start_is_idempotent() { bash ci/prometheus.sh start 2>&1 | grep -q "already running"; }
+start_is_idempotent() { bash ci/local/prometheus.sh start 2>&1 | grep -q "already running"; }
 check "prometheus.sh start again: already running" start_is_idempotent
-check "prometheus.sh status: running" bash ci/prometheus.sh status
+check "prometheus.sh status: running" bash ci/local/prometheus.sh status
 
 K6_PROMETHEUS_RW_SERVER_URL=$PROM_URL/api/v1/write K6_PROMETHEUS_RW_TREND_STATS='p(50),p(95),p(99),count' \
   "$K6" run --no-usage-report --address= -q -o experimental-prometheus-rw -e TESTID="$TESTID" -e TARGET="http://127.0.0.1:$((18082 + NEWSFEED_PORT_OFFSET))" -e RATE="$K6_RATE" \
-  -e DURATION="$((RUN_SECONDS - 10))s" ci/prometheus/testdata/k6-probe.js \
+  -e DURATION="$((RUN_SECONDS - 10))s" ci/tests/observability/testdata/k6-probe.js \
   > "$WORK/k6.log" 2>&1 < /dev/null &
 k6_pid=$!
 
@@ -331,11 +331,11 @@ check "k6 remote-writes the series and labels the k6 rules read" k6_names
 
 report_dir=$WORK/report
 check "prometheus.sh report --start --end --out --testid" \
-  bash ci/prometheus.sh report --start "$start" --end "$end" --out "$report_dir" --testid "$TESTID"
+  bash ci/local/prometheus.sh report --start "$start" --end "$end" --out "$report_dir" --testid "$TESTID"
 # minutes whose 1m window began after the first scrapes and rule evaluations are whole minutes
 check "report CSV: known per-minute throughput, errors and p50/p95/p99" \
-  python3 ci/prometheus/testdata/check_report.py csv "$report_dir" "$((start + 100))" "$((K6_RATE * 60))"
-check "report PNG charts are images" python3 ci/prometheus/testdata/check_report.py png "$report_dir"
+  python3 ci/tests/observability/testdata/check_report.py csv "$report_dir" "$((start + 100))" "$((K6_RATE * 60))"
+check "report PNG charts are images" python3 ci/tests/observability/testdata/check_report.py png "$report_dir"
 markdown_has_tables() {
   local f=$report_dir/per-minute.md
   grep -q "| outbound | POST /participant/:id/outbound |" "$f" && grep -q "| k6 | probe GET /ping |" "$f" \
@@ -346,10 +346,10 @@ check "report Markdown: tables of every section and the charts" markdown_has_tab
 stops_cleanly() {
   local pid
   pid=$(recorded_pid "$NEWSFEED_RUN/prometheus/prometheus.pid") || { echo "  no running pid recorded" >&2; return 1; }
-  bash ci/prometheus.sh stop || return 1
+  bash ci/local/prometheus.sh stop || return 1
   if alive "$pid"; then echo "  pid $pid still alive" >&2; return 1; fi
   if port_open $((19090 + NEWSFEED_PORT_OFFSET)); then echo "  port still open" >&2; return 1; fi
-  local rc=0; bash ci/prometheus.sh status >/dev/null || rc=$?
+  local rc=0; bash ci/local/prometheus.sh status >/dev/null || rc=$?
   [ "$rc" -eq 3 ] || { echo "  status after stop: exit $rc, want 3" >&2; return 1; }
 }
 check "prometheus.sh stop: process gone, port closed, status stopped" stops_cleanly

@@ -14,9 +14,9 @@
 #     CronJob, helm test hooks, the recording rules, ServiceMonitors keeping the `service` label, the images
 #   - ci/release/assert-recorded.sh passes on a real Prometheus running the chart's rules over API traffic, and
 #     fails when only probes and scrapes were served
-#   - the registry-free service images of the local node (ci/cluster/images.sh) carry the same user, workdir,
-#     entrypoint, env, ports and jar path as the Dockerfile's runtime stage (ci/cluster/check-image-config.py)
-# Tools: ~/.cache/newsfeed/bin (actionlint, helm, prometheus from ci/tools.sh) and ci/release/tools.sh.
+#   - the registry-free service images of the local node (ci/local/cluster/images.sh) carry the same user, workdir,
+#     entrypoint, env, ports and jar path as the Dockerfile's runtime stage (ci/local/cluster/check-image-config.py)
+# Tools: ~/.cache/newsfeed/bin (actionlint, helm, prometheus from ci/local/tools.sh) and ci/release/tools.sh.
 # Last line: `release: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -275,7 +275,7 @@ recorded_names() {  # the series assert-recorded.sh queries are recorded by the 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 # a real Prometheus with the rules file, scraping metrics_source.py every 2s
 prometheus_up() {
-  [ -x "$BIN/prometheus" ] || { echo "no $BIN/prometheus (bash ci/tools.sh go)"; return 1; }
+  [ -x "$BIN/prometheus" ] || { echo "no $BIN/prometheus (bash ci/local/tools.sh go)"; return 1; }
   python3 ci/release/testdata/metrics_source.py "$TMP/source.port" & pids+=($!)
   local deadline=$((SECONDS + 10))
   until [ -s "$TMP/source.port" ]; do [ $SECONDS -lt $deadline ] || return 1; sleep 0.2; done
@@ -313,7 +313,7 @@ else
 fi
 
 # ---------------------------------------------------------------- registry-free service images
-# The local node's service images (ci/cluster/images.sh: the machine's JDK, no base image) must carry the same
+# The local node's service images (ci/local/cluster/images.sh: the machine's JDK, no base image) must carry the same
 # user, workdir, entrypoint, env, ports and jar path as services/Dockerfile's runtime stage; a Dockerfile changed
 # without the recipe (or the other way round) fails here. The checker must also see a planted drift.
 service_jars() {
@@ -322,23 +322,23 @@ service_jars() {
 }
 drift_seen() {
   sed -e 's/^USER 10001:10001/USER 10002:10002/' -e 's/^WORKDIR \/app/WORKDIR \/srv/' "$DOCKERFILE" > "$TMP/drift.Dockerfile"
-  if python3 ci/cluster/check-image-config.py "$TMP/drift.Dockerfile" "$1" SERVICE=social-graph > "$TMP/drift.out"; then
+  if python3 ci/local/cluster/check-image-config.py "$TMP/drift.Dockerfile" "$1" SERVICE=social-graph > "$TMP/drift.out"; then
     echo "no drift reported for a changed USER and WORKDIR"; cat "$TMP/drift.out"; return 1
   fi
   grep -c '^DRIFT - \(USER\|WORKDIR\)' "$TMP/drift.out" | grep -qx 2
 }
-log "building the registry-free service images (ci/cluster/images.sh)"
+log "building the registry-free service images (ci/local/cluster/images.sh)"
 check "service jars for the local images (mvn package when missing)" service_jars
-if [ "$checked" -eq 0 ] && images=$(bash ci/cluster/images.sh build "${SERVICES[@]}" 2> "$TMP/images.log"); then
-  ok "ci/cluster/images.sh builds the five service images from the local JDK"
+if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${SERVICES[@]}" 2> "$TMP/images.log"); then
+  ok "ci/local/cluster/images.sh builds the five service images from the local JDK"
   while read -r ref archive; do
     svc=${ref#localhost/newsfeed-}; svc=${svc%%:*}
     check "$ref: user, workdir, entrypoint, env, ports and jar path equal $DOCKERFILE's runtime stage" \
-      python3 ci/cluster/check-image-config.py "$DOCKERFILE" "$archive" "SERVICE=$svc"
+      python3 ci/local/cluster/check-image-config.py "$DOCKERFILE" "$archive" "SERVICE=$svc"
   done <<< "$images"
   check "check-image-config.py reports a USER and WORKDIR drift" drift_seen "$(awk 'NR == 1 {print $2}' <<< "$images")"
 else
-  fail "ci/cluster/images.sh builds the five service images from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
+  fail "ci/local/cluster/images.sh builds the five service images from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
 fi
 
 echo "release: $passed passed, $failed failed"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Suite "services": every module's unit tests (*Test) and integration tests (*IT) against the real stores, in one
 # Maven reactor run (`verify`). Inbound's ITs read friendships from a running social-graph and edge's call all
-# four, so the five services run too (ci/services.sh on NEWSFEED_PORT_OFFSET, default 600). Then the local
+# four, so the five services run too (ci/local/services.sh on NEWSFEED_PORT_OFFSET, default 600). Then the local
 # runner's scaling: with social-graph at two instances (SERVICE_INSTANCES, edge restarted with both), edge's
 # GraphQL reads land on both.
-# Uses the stack named by NEWSFEED_STACK_ENV (ci/test.sh shares one), else starts its own.
+# Uses the stack named by NEWSFEED_STACK_ENV (ci/tests/run.sh shares one), else starts its own.
 # Last line: `services: N passed, N failed` (the JUnit reports of every module).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -31,14 +31,14 @@ participant_gets() {
     | awk '/^newsfeed_http_server_requests_seconds_count\{/ && /method="GET"/ && /route="\/participant\/:id"/ { n += $2 }
            END { printf "%d\n", n }'
 }
-# ci/services.sh start with a second social-graph instance starts it and restarts edge with both URLs; 20 reads
+# ci/local/services.sh start with a second social-graph instance starts it and restarts edge with both URLs; 20 reads
 # through edge then reach each instance (round robin: 10 each; at least 5 allows for other traffic)
 edge_reaches_every_instance() {
   local id ports=() before=() i n rc=0 q
   id=$(curl -sf -m 10 -H 'Content-Type: application/json' -d '{"name":"edge instances"}' \
     "$SOCIAL_GRAPH_URL/participant" | jq -r .id) || { log "could not create a participant"; return 1; }
-  SERVICE_INSTANCES="social-graph=2" bash ci/services.sh start >&2 || return 1
-  mapfile -t ports < <(SERVICE_INSTANCES="social-graph=2" bash ci/services.sh ports social-graph)
+  SERVICE_INSTANCES="social-graph=2" bash ci/local/services.sh start >&2 || return 1
+  mapfile -t ports < <(SERVICE_INSTANCES="social-graph=2" bash ci/local/services.sh ports social-graph)
   for i in "${!ports[@]}"; do before[i]=$(participant_gets "${ports[$i]}") || return 1; done
   q="{\"query\": \"query { participant(id: $id) { name } }\"}"
   for i in $(seq 20); do

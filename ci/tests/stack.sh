@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Suite "stack": brings up the real local stores in a fresh run dir (ci/stack.sh up), talks to each with a
+# Suite "stack": brings up the real local stores in a fresh run dir (ci/local/stack.sh up), talks to each with a
 # real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), exercises the
 # single-store stop/start used by fault tests and a back-to-back restart, then `down` and checks that every
 # process is gone.
@@ -11,17 +11,17 @@ export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-500}
 NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-stack-test.XXXXXX)
 export NEWSFEED_RUN
 chmod 755 "$NEWSFEED_RUN"   # PostgreSQL runs as the postgres user and must reach its data dir
-# shellcheck source=ci/stack/lib.sh
-source ci/stack/lib.sh
+# shellcheck source=ci/local/stack/lib.sh
+source ci/local/stack/lib.sh
 for store in "${STORES[@]}"; do
   # shellcheck source=/dev/null
-  source "ci/stack/stores/$store.sh"
+  source "ci/local/stack/stores/$store.sh"
 done
 
 passed=0 failed=0
 cleanup() {
   local rc=$?
-  ci/stack.sh down >/dev/null 2>&1 || true
+  ci/local/stack.sh down >/dev/null 2>&1 || true
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else echo "kept run dir $NEWSFEED_RUN" >&2; fi
 }
 trap cleanup EXIT
@@ -35,7 +35,7 @@ check() {
   fi
 }
 
-up() { ci/stack.sh up; }
+up() { ci/local/stack.sh up; }
 
 env_complete() {
   local key
@@ -43,7 +43,7 @@ env_complete() {
     CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION; do
     grep -q "^$key=." "$STACK_ENV" || { echo "stack.env lacks $key" >&2; return 1; }
   done
-  [ "$(grep -c . <(ci/stack.sh env))" -eq 13 ]
+  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 13 ]
 }
 
 psql_app() {
@@ -138,28 +138,28 @@ solr_add_query() {
 up_again_is_noop() {
   local before after
   before=$(cat "$STACK_DIR"/pids/*.pid)
-  ci/stack.sh up >/dev/null 2>&1
+  ci/local/stack.sh up >/dev/null 2>&1
   after=$(cat "$STACK_DIR"/pids/*.pid)
   [ "$before" = "$after" ]
 }
 
 stop_start_single_store() {
   local old; old=$(store_pid redis)
-  ci/stack.sh stop-store redis 2>/dev/null && ! alive "$old" && ! redis_ready 2>/dev/null &&
-    ! ci/stack.sh status >/dev/null && ci/stack.sh start-store redis 2>/dev/null && redis_ready &&
-    ci/stack.sh status >/dev/null
+  ci/local/stack.sh stop-store redis 2>/dev/null && ! alive "$old" && ! redis_ready 2>/dev/null &&
+    ! ci/local/stack.sh status >/dev/null && ci/local/stack.sh start-store redis 2>/dev/null && redis_ready &&
+    ci/local/stack.sh status >/dev/null
 }
 
 # stop and start back to back: the new JVM must not find the old one's ports still held by its exiting threads
 restart_store_right_away() {
   local old; old=$(store_pid cassandra)
-  ci/stack.sh restart-store cassandra 2>/dev/null && ! alive "$old" && cassandra_insert_select
+  ci/local/stack.sh restart-store cassandra 2>/dev/null && ! alive "$old" && cassandra_insert_select
 }
 
 down_stops_everything() {
   local pids pid
   pids=$(cut -d' ' -f1 "$STACK_DIR"/pids/*.pid)
-  ci/stack.sh down 2>/dev/null || return 1
+  ci/local/stack.sh down 2>/dev/null || return 1
   for pid in $pids; do
     if alive "$pid"; then echo "pid $pid still alive" >&2; return 1; fi
   done

@@ -1,6 +1,6 @@
 # Section "chart" of the cluster suite, sourced by ci/tests/cluster.sh while the node is up (it uses the suite's
 # check, note, fail_now, passed, failed and WORK): the umbrella chart for real with values/local-node.yaml, by
-# ci/cluster/install.sh — images built and imported, the local stack bound to the node IP, helm install --wait
+# ci/local/cluster/install.sh — images built and imported, the local stack bound to the node IP, helm install --wait
 # (every pod Ready, the schema Jobs complete), helm test, the API from a pod through the Services, k6 smoke and
 # social Jobs. Each of its steps is one check; its timings and each service pod's start-to-Ready are notes.
 # On the release: the k6 graphql Job, the postgresql section (ci/tests/cluster/postgresql.sh), the ingress one (ingress.sh) and the
@@ -10,7 +10,7 @@
 
 chart_log=$WORK/logs/chart-install.log
 mkdir -p "$WORK/logs"
-check "bash ci/tools.sh cnpg (the CloudNativePG operator's image and release manifest, cached)" bash ci/tools.sh cnpg
+check "bash ci/local/tools.sh cnpg (the CloudNativePG operator's image and release manifest, cached)" bash ci/local/tools.sh cnpg
 chart_steps=0
 while IFS= read -r line; do
   case $line in
@@ -18,9 +18,9 @@ while IFS= read -r line; do
     "FAIL - "*) failed=$((failed + 1)); echo "$line"; tail -n 80 "$chart_log" | sed 's/^/    /' ;;
     "# "*) echo "$line" ;;
   esac
-done < <(bash ci/cluster/install.sh 2> "$chart_log")
+done < <(bash ci/local/cluster/install.sh 2> "$chart_log")
 # nine steps: a missing ok line is a step that never ran (the script stopped before it)
-[ "$chart_steps" -eq 9 ] || fail_now "ci/cluster/install.sh ran all 9 steps ($chart_steps ok; log $chart_log)"
+[ "$chart_steps" -eq 9 ] || fail_now "ci/local/cluster/install.sh ran all 9 steps ($chart_steps ok; log $chart_log)"
 
 # the classic client's GraphQL mode as k6 runs it in the cluster: the CronJob's script, its lib/ imports and
 # EDGE_URL, through edge to the four Services (PROFILE=ci of values/local-node.yaml, 40 s at 10 it/s); a failed
@@ -71,6 +71,6 @@ chart_cnpg_gone() {
     poll 60 chart_volumes_gone
 }
 chart_volumes_gone() { [ -z "$(kc get pv -o name)" ] && [ -z "$(ls -A "$RUN/volumes")" ]; }
-check "ci/cluster/install.sh down: release uninstalled, namespace and node stack gone" bash ci/cluster/install.sh down
+check "ci/local/cluster/install.sh down: release uninstalled, namespace and node stack gone" bash ci/local/cluster/install.sh down
 check "no process of the node stack left" chart_stack_gone
 check "CloudNativePG gone, the PostgreSQL volume deleted" chart_cnpg_gone

@@ -1,8 +1,8 @@
 # Section "ingress" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
-# (ci/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, note,
-# poll, kc and WORK. Traefik (ci/cluster/ingress.sh) comes up, the release is upgraded with
-# ci/cluster/ingress/values.yaml, and the classic API answers through the chart's Ingress from this machine
-# (ci/cluster/api-check.sh with the Ingress host resolved to the controller's ClusterIP: participants, a
+# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, note,
+# poll, kc and WORK. Traefik (ci/local/cluster/ingress.sh) comes up, the release is upgraded with
+# ci/local/cluster/ingress/values.yaml, and the classic API answers through the chart's Ingress from this machine
+# (ci/local/cluster/api-check.sh with the Ingress host resolved to the controller's ClusterIP: participants, a
 # friendship, a post, the friend's inbound, a keyword search, edge's GraphQL on /graphql), the classic client's
 # form creates and a GraphQL mutation on /, the classic load client's sequence in its three modes
 # (services/e2e ClassicClientIT), plus GET /participant/{id}, a foreign Host's
@@ -16,16 +16,16 @@ ing_t0=$SECONDS
 ing_helm() { HELM_CONFIG_HOME=$WORK/ingress-chart/.helm/config HELM_CACHE_HOME=$WORK/ingress-chart/.helm/cache \
   HELM_DATA_HOME=$WORK/ingress-chart/.helm/data helm --kubeconfig "$KUBECONFIG" "$@"; }
 ing_upgrade() {
-  local chart; chart=$(bash ci/cluster/offline-chart.sh "$WORK/ingress-chart") &&
+  local chart; chart=$(bash ci/local/cluster/offline-chart.sh "$WORK/ingress-chart") &&
     ing_helm upgrade newsfeed "$chart" -n "$ING_NS" --reuse-values "$@" --wait --timeout 5m
 }
 # curl through the Ingress from this machine: the host name resolved to the controller's ClusterIP, as a pod's
-# DNS would; a curlrc (CURL_HOME) does the same for ci/cluster/api-check.sh's plain curl calls
+# DNS would; a curlrc (CURL_HOME) does the same for ci/local/cluster/api-check.sh's plain curl calls
 ing_curl() { curl --resolve "$ING_HOST:80:$ING_IP" -sS --max-time 10 "$@"; }
 ing_curlrc() { mkdir -p "$WORK/ingress-curl" && echo "resolve = $ING_HOST:80:$ING_IP" > "$WORK/ingress-curl/.curlrc"; }
 ing_api() {
   ing_curlrc && CURL_HOME=$WORK/ingress-curl SOCIAL_GRAPH_URL=http://$ING_HOST OUTBOUND_URL=http://$ING_HOST \
-    INBOUND_URL=http://$ING_HOST SEARCH_URL=http://$ING_HOST EDGE_URL=http://$ING_HOST sh ci/cluster/api-check.sh
+    INBOUND_URL=http://$ING_HOST SEARCH_URL=http://$ING_HOST EDGE_URL=http://$ING_HOST sh ci/local/cluster/api-check.sh
 }
 # the classic load client's default mode through the Ingress: creates as form params (200 and the Location of the
 # new participant), then a GraphQL mutation POSTed to the root path, as its USE_GRAPHQL=true mode sends it
@@ -83,13 +83,13 @@ ING_PROBE='/outbound?keywords=ingress-probe'
 ing_routed() { [ "$(ing_curl -o /dev/null -w '%{http_code}' "http://$ING_HOST$ING_PROBE")" = 200 ]; }
 ing_no_ingress() { ! kc -n "$ING_NS" get ingress newsfeed-api 2>/dev/null; }
 
-check "ingress: bash ci/tools.sh ingress (Traefik and its image, cached)" bash ci/tools.sh ingress
+check "ingress: bash ci/local/tools.sh ingress (Traefik and its image, cached)" bash ci/local/tools.sh ingress
 t=$SECONDS
-kcheck "ingress: ci/cluster/ingress.sh up (Traefik, IngressClass nginx)" bash ci/cluster/ingress.sh up
+kcheck "ingress: ci/local/cluster/ingress.sh up (Traefik, IngressClass nginx)" bash ci/local/cluster/ingress.sh up
 note "ingress: controller up in $((SECONDS - t)) s"
 ING_IP=$(kc -n ingress get service traefik -o jsonpath='{.spec.clusterIP}' 2>/dev/null || true)
 t=$SECONDS
-kcheck "ingress: helm upgrade --reuse-values -f ci/cluster/ingress/values.yaml" ing_upgrade -f ci/cluster/ingress/values.yaml
+kcheck "ingress: helm upgrade --reuse-values -f ci/local/cluster/ingress/values.yaml" ing_upgrade -f ci/local/cluster/ingress/values.yaml
 note "ingress: upgrade took $((SECONDS - t)) s"
 kcheck "ingress: Traefik publishes its ClusterIP in the Ingress status" poll 60 bash -c \
   "[ \"\$(kubectl --kubeconfig '$KUBECONFIG' -n $ING_NS get ingress newsfeed-api -o jsonpath='{.status.loadBalancer.ingress[0].ip}')\" = '$ING_IP' ]"
@@ -108,7 +108,7 @@ kcheck "ingress: Traefik's access log names each route's service" ing_routes_log
 kcheck "ingress: helm test (health and the gateway test through the Ingress host)" ing_helm_test
 kcheck "ingress: helm upgrade back without the Ingress" ing_upgrade --set ingress.enabled=false
 check "ingress: the Ingress is gone" ing_no_ingress
-kcheck "ingress: ci/cluster/ingress.sh down" bash ci/cluster/ingress.sh down
+kcheck "ingress: ci/local/cluster/ingress.sh down" bash ci/local/cluster/ingress.sh down
 check "ingress: namespace, IngressClass and RBAC removed" bash -c \
   "! kubectl --kubeconfig '$KUBECONFIG' get namespace ingress 2>/dev/null && [ -z \"\$(kubectl --kubeconfig '$KUBECONFIG' get ingressclass,clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=newsfeed-ingress -o name)\" ]"
 note "ingress: section took $((SECONDS - ing_t0)) s"

@@ -1,9 +1,9 @@
 # Section "monitoring" of the cluster suite, sourced by ci/tests/cluster.sh while the node is up (it uses the
 # suite's check, kcheck, note, poll, kc, WORK and BUSYBOX_IMAGE): the Prometheus Operator of
-# ci/cluster/monitoring.sh reconciles its Prometheus into a running pod; the chart's own ServiceMonitor
+# ci/local/cluster/monitoring.sh reconciles its Prometheus into a running pod; the chart's own ServiceMonitor
 # (newsfeed-service, in front of a stand-in whose /metrics advances at known rates) and PrometheusRule are
 # picked up: target up, the services' `service` label kept, every rule group healthy, the recorded per-minute
-# throughput and p50/p95 as known; a k6 pod remote-writes to it; the per-minute report of ci/prometheus.sh
+# throughput and p50/p95 as known; a k6 pod remote-writes to it; the per-minute report of ci/local/prometheus.sh
 # is made from it; down removes the namespace, the RBAC and the CRDs.
 # shellcheck shell=bash
 
@@ -82,7 +82,7 @@ quantiles_known() {
   prom_between "$q,quantile=\"0.5\"}" 0.0085 0.0115 && prom_between "$q,quantile=\"0.95\"}" 0.0318 0.0432
 }
 report_made() {
-  PROMETHEUS_URL=$PROM_URL bash ci/prometheus.sh report --start "$mon_start" --end "$mon_end" \
+  PROMETHEUS_URL=$PROM_URL bash ci/local/prometheus.sh report --start "$mon_start" --end "$mon_end" \
     --out "$WORK/monitoring-report" --testid "$MON_TESTID" && report_ok "$WORK/monitoring-report"
 }
 monitoring_gone() {
@@ -90,7 +90,7 @@ monitoring_gone() {
     [ -z "$(kc get clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=newsfeed-monitoring -o name)" ] &&
     ! kc get crd -o name | grep -q monitoring.coreos.com
 }
-k6_image() { bash ci/cluster/images.sh build k6 | awk 'END {print $1 " " $2}'; }
+k6_image() { bash ci/local/cluster/images.sh build k6 | awk 'END {print $1 " " $2}'; }
 report_ok() {
   python3 - "$1/per-minute.csv" <<'PY'
 import csv, sys
@@ -104,16 +104,16 @@ PY
 }
 
 mon_t=$SECONDS
-check "bash ci/tools.sh prometheus-operator (operator, reloader, images, CRDs)" bash ci/tools.sh prometheus-operator
+check "bash ci/local/tools.sh prometheus-operator (operator, reloader, images, CRDs)" bash ci/local/tools.sh prometheus-operator
 note "prometheus-operator tools took $((SECONDS - mon_t)) s"
 mon_t=$SECONDS
-check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
+check "ci/local/cluster/monitoring.sh up" bash ci/local/cluster/monitoring.sh up
 note "monitoring up took $((SECONDS - mon_t)) s"
 if [ "$LAST" != ok ]; then   # nothing below can pass: leave the node as found and skip the section
-  bash ci/cluster/monitoring.sh down >/dev/null 2>&1 || true
+  bash ci/local/cluster/monitoring.sh down >/dev/null 2>&1 || true
   return 0
 fi
-PROM_URL=$(bash ci/cluster/monitoring.sh url 2>/dev/null || echo http://monitoring-not-up.invalid)
+PROM_URL=$(bash ci/local/cluster/monitoring.sh url 2>/dev/null || echo http://monitoring-not-up.invalid)
 kcheck "the operator reconciled Prometheus newsfeed into a ready StatefulSet pod" \
   kc -n monitoring wait --for=condition=Ready pod/prometheus-newsfeed-0 --timeout=60s
 kcheck "Prometheus newsfeed reports Available" kc -n monitoring wait --for=condition=Available prometheus/newsfeed --timeout=60s
@@ -125,7 +125,7 @@ check "remote-write receiver on" remote_write_on
 kc create namespace "$MON_NS" >/dev/null 2>&1 || true
 check "the chart's ServiceMonitor, Service and PrometheusRule applied" apply_chart_objects
 K6_REF_TAR=$(k6_image 2>"$WORK/k6-image.log" || true)
-check "the k6 image (ci/cluster/images.sh build k6) imported" bash ci/cluster.sh import "${K6_REF_TAR#* }"
+check "the k6 image (ci/local/cluster/images.sh build k6) imported" bash ci/local/cluster.sh import "${K6_REF_TAR#* }"
 sed -e "s|@BUSYBOX_IMAGE@|$BUSYBOX_IMAGE|g" ci/tests/cluster/monitoring-standin.yaml |
   kc -n "$MON_NS" apply -f - > "$WORK/monitoring-standin.log" 2>&1 || true   # the rollout check reports it
 kcheck "stand-in for social-graph rolled out" kc -n "$MON_NS" rollout status deploy/social-graph-standin --timeout=120s
@@ -160,7 +160,7 @@ kc -n monitoring top pods --containers 2>/dev/null | sed 's/^/# /' || true
 
 kc delete namespace "$MON_NS" --wait --timeout=120s >/dev/null 2>&1 || true
 mon_t=$SECONDS
-check "ci/cluster/monitoring.sh down" bash ci/cluster/monitoring.sh down
+check "ci/local/cluster/monitoring.sh down" bash ci/local/cluster/monitoring.sh down
 note "monitoring down took $((SECONDS - mon_t)) s"
 check "down: namespace, cluster RBAC and CRDs gone" monitoring_gone
 note "monitoring section took $((SECONDS - mon_t0)) s"

@@ -1,5 +1,5 @@
 # Section "postgresql" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
-# (ci/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, kc and
+# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, kc and
 # RUN. PostgreSQL is operator-managed: the operator is ready (and `up` again changes nothing), CloudNativePG
 # reports the chart's Cluster healthy on the Debian-built image, its data sits on a local-path volume in the
 # node's run dir, and a participant created through social-graph's Service is a row of that database (psql in the
@@ -33,8 +33,8 @@ pg_row_of_api() {
   echo "participant $id"
   [ "$(pg_psql "select name from participant where id = $id")" = "$name" ]
 }
-check "ci/cluster/cnpg.sh status: the operator ready" bash ci/cluster/cnpg.sh status
-check "ci/cluster/cnpg.sh up on a running operator: idempotent" bash ci/cluster/cnpg.sh up
+check "ci/local/cluster/cnpg.sh status: the operator ready" bash ci/local/cluster/cnpg.sh status
+check "ci/local/cluster/cnpg.sh up on a running operator: idempotent" bash ci/local/cluster/cnpg.sh up
 kcheck "CloudNativePG: Cluster $PG_CLUSTER healthy, one instance of localhost/newsfeed-postgresql" pg_healthy
 check "its data directory on a local-path volume under the node's run dir" pg_volume
 check "a participant created through social-graph's Service is a row of the Cluster's database" pg_row_of_api

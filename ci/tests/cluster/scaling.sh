@@ -1,28 +1,28 @@
 # Section "scaling" of the cluster suite, sourced by ci/tests/cluster/chart.sh while the release of
-# ci/cluster/install.sh is up (it uses the suite's check, kcheck, note, poll, kc and WORK): the scaling runner and the
+# ci/local/cluster/install.sh is up (it uses the suite's check, kcheck, note, poll, kc and WORK): the scaling runner and the
 # autoscaling run against the real release, at a small scale. The Prometheus Operator comes up and the release
 # gets the monitoring layer (ServiceMonitors, recording rules, k6 remote write); then
-#   ci/experiment.sh --mode cluster: outbound at 1 and 2 replicas of 250m, each measured from that Prometheus
+#   ci/bench/experiment.sh --mode cluster: outbound at 1 and 2 replicas of 250m, each measured from that Prometheus
 #     (both instances seen, the table, the chart, the host CPU of this node), then the release rolled back;
-#   ci/experiment/autoscaling.sh: outbound under values/scaling/hpa-local-node.yaml scales out under k6 and back
+#   ci/bench/experiment/autoscaling.sh: outbound under values/scaling/hpa-local-node.yaml scales out under k6 and back
 #     to 1 replica, its counts recorded, and the release rolled back to what it was;
-#   ci/experiment/drain.sh --per-replica: inbound's consumers drain a backlog of posts (twice as large for 2) at 1 and
+#   ci/bench/experiment/drain.sh --per-replica: inbound's consumers drain a backlog of posts (twice as large for 2) at 1 and
 #     2 replicas of 100m, each drain rate and CPU per event measured, and the release rolled back.
 # The monitoring stack goes down again at the end.
 # shellcheck shell=bash
 
 SC_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
-SC_CHART=$NEWSFEED_RUN/node-install/chart/newsfeed   # the offline copy ci/cluster/install.sh installed
+SC_CHART=$NEWSFEED_RUN/node-install/chart/newsfeed   # the offline copy ci/local/cluster/install.sh installed
 sc_t0=$SECONDS
-sc_prom() { PROMETHEUS_URL=$(bash ci/cluster/monitoring.sh url) "$@"; }
+sc_prom() { PROMETHEUS_URL=$(bash ci/local/cluster/monitoring.sh url) "$@"; }
 sc_monitored() {
   helm --kubeconfig "$KUBECONFIG" upgrade newsfeed "$SC_CHART" -n "$SC_NS" --reuse-values \
-    -f ci/cluster/monitoring/values.yaml --wait --timeout 5m
+    -f ci/local/cluster/monitoring/values.yaml --wait --timeout 5m
 }
 # the five services' ServiceMonitor targets up in that Prometheus (its new scrape config reaches the pod through a
 # Secret volume: up to a minute), so the runner's first count is scraped from its start
 sc_targets_up() {
-  curl -sf -m 5 "$(bash ci/cluster/monitoring.sh url)/api/v1/targets?state=active" | jq -e --arg ns "$SC_NS" '
+  curl -sf -m 5 "$(bash ci/local/cluster/monitoring.sh url)/api/v1/targets?state=active" | jq -e --arg ns "$SC_NS" '
     [.data.activeTargets[] | select((.scrapePool | startswith("serviceMonitor/\($ns)/")) and .health == "up")
      | .labels.service] | unique | length == 5'
 }
@@ -36,14 +36,14 @@ sc_results() {
     and all(.[]; .throughput_per_min > 0 and .p95_ms != null and .host_cpu_busy != null)' "$r/results.jsonl"
 }
 sc_experiment() {
-  sc_prom bash ci/experiment.sh --mode cluster --service outbound --replicas "1 2" --scenario experiment \
+  sc_prom bash ci/bench/experiment.sh --mode cluster --service outbound --replicas "1 2" --scenario experiment \
     --rate 40 --duration 20s --chart "$SC_CHART" --namespace "$SC_NS" --cpu-limit 250m \
     --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 --env FRIENDS=2 --env PREFILL_POSTS=1 \
     --out "$WORK/scaling-experiment"
 }
 
 sc_autoscaling() {
-  bash ci/experiment/autoscaling.sh --chart "$SC_CHART" --namespace "$SC_NS" --rate "${SC_HPA_RATE:-300}" \
+  bash ci/bench/experiment/autoscaling.sh --chart "$SC_CHART" --namespace "$SC_NS" --rate "${SC_HPA_RATE:-300}" \
     --duration 90s --back-timeout 240 --out "$WORK/autoscaling"
 }
 # scaled out beyond 1 under the load, back to 1 after it, every sample recorded, the chart drawn
@@ -61,7 +61,7 @@ sc_rolled_back() {
 }
 
 sc_drain() {
-  sc_prom bash ci/experiment/drain.sh --service inbound --replicas "1 2" --cpu-limit 100m --rate 100 --duration 15s \
+  sc_prom bash ci/bench/experiment/drain.sh --service inbound --replicas "1 2" --cpu-limit 100m --rate 100 --duration 15s \
     --per-replica --chart "$SC_CHART" --namespace "$SC_NS" --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 \
     --env FRIENDS=5 --env PREFILL_POSTS=0 --env PREFILL_TIMEOUT_S=0 --out "$WORK/drain"
 }
@@ -77,24 +77,24 @@ sc_drained() {
     [ -z "$(kc -n "$SC_NS" get deploy newsfeed-inbound -o jsonpath='{.spec.template.spec.containers[0].resources.limits.cpu}')" ]
 }
 
-check "ci/cluster/monitoring.sh up" bash ci/cluster/monitoring.sh up
-check "the release upgraded with ci/cluster/monitoring/values.yaml" sc_monitored
+check "ci/local/cluster/monitoring.sh up" bash ci/local/cluster/monitoring.sh up
+check "the release upgraded with ci/local/cluster/monitoring/values.yaml" sc_monitored
 sc_t=$SECONDS
 check "Prometheus scrapes the five services through their ServiceMonitors" poll 180 sc_targets_up
 note "targets up $((SECONDS - sc_t)) s after the upgrade"
 sc_t=$SECONDS
-check "ci/experiment.sh --mode cluster --service outbound --replicas \"1 2\" --cpu-limit 250m" sc_experiment
+check "ci/bench/experiment.sh --mode cluster --service outbound --replicas \"1 2\" --cpu-limit 250m" sc_experiment
 note "the scaling runner took $((SECONDS - sc_t)) s"
 check "its table and chart: 2 counts, every instance measured from the in-cluster Prometheus, host CPU" sc_results
 sc_t=$SECONDS
-check "ci/experiment/autoscaling.sh (values/scaling/hpa-local-node.yaml, k6 for 90 s)" sc_autoscaling
+check "ci/bench/experiment/autoscaling.sh (values/scaling/hpa-local-node.yaml, k6 for 90 s)" sc_autoscaling
 note "the autoscaling run took $((SECONDS - sc_t)) s"
 check "the HPA scaled outbound out under the load and back to 1 after it, counts recorded" sc_scaled
 sed -n '/^| first/,/^| back/p' "$WORK/autoscaling/summary.md" 2>/dev/null | sed 's/^/# /' || true
 kcheck "the release rolled back by both: no HPA, outbound at 1 replica without a CPU limit, as installed" sc_rolled_back
 sc_t=$SECONDS
-check "ci/experiment/drain.sh --service inbound --replicas \"1 2\" --cpu-limit 100m --per-replica" sc_drain
+check "ci/bench/experiment/drain.sh --service inbound --replicas \"1 2\" --cpu-limit 100m --per-replica" sc_drain
 note "the drain run took $((SECONDS - sc_t)) s"
 check "its table: both counts drained a backlog proportional to N at a measured rate and CPU per event; inbound back at 1 replica, no CPU limit" sc_drained
-check "ci/cluster/monitoring.sh down" bash ci/cluster/monitoring.sh down
+check "ci/local/cluster/monitoring.sh down" bash ci/local/cluster/monitoring.sh down
 note "scaling section took $((SECONDS - sc_t0)) s"

@@ -21,7 +21,7 @@ import sys
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../.."))
 HERE = os.path.join(ROOT, "ci/tests/docs")
-DOCS = ["README.md", "docs/*.md", "*/README.md", "ci/*/README.md", "charts/*/README.md"]
+DOCS = ["README.md", "docs/*.md", "*/README.md", "ci/*/README.md", "ci/*/*/README.md", "charts/*/README.md"]
 FENCE = re.compile(r"^```(bash|sh|shell|console)\s*$")
 INLINE_MAKE = re.compile(r"`((?:[A-Z_]+=\S+ )*make [^`]*)`")
 ASSIGNMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=(\"[^\"]*\"|'[^']*'|\$\([^)]*\)|\S*)\s+")

@@ -12,7 +12,7 @@ import unicodedata
 from commands import doc_files  # the same glob-and-dedupe of doc files as the command check, over this check's DOCS
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "../../.."))
-DOCS = ["README.md", "docs/*.md", "docs/*/*.md", "*/README.md", "*/*/README.md"]
+DOCS = ["README.md", "docs/*.md", "docs/*/*.md", "*/README.md", "*/*/README.md", "*/*/*/README.md"]
 LINK = re.compile(r"(?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)|!\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE_CODE = re.compile(r"`[^`]*`")

@@ -1,4 +1,4 @@
-# The running system for the suites that need one (sourced): a store stack (the shared one of ci/test.sh named by
+# The running system for the suites that need one (sourced): a store stack (the shared one of ci/tests/run.sh named by
 # NEWSFEED_STACK_ENV, else one started here), the service jars, and the five services on NEWSFEED_PORT_OFFSET.
 # The caller sets NEWSFEED_RUN and NEWSFEED_PORT_OFFSET, defines `passed`, `failed`, `log` and the suite name
 # SUITE, and calls `system_up`; `system_down` (an EXIT trap) stops what was started here.
@@ -21,8 +21,8 @@ system_cleanup() {
 }
 
 system_down() {
-  if $started_services; then bash ci/services.sh stop >/dev/null 2>&1 || log "ci/services.sh stop failed"; fi
-  if $started_stack; then bash ci/stack.sh down >/dev/null 2>&1 || log "ci/stack.sh down failed"; fi
+  if $started_services; then bash ci/local/services.sh stop >/dev/null 2>&1 || log "ci/local/services.sh stop failed"; fi
+  if $started_stack; then bash ci/local/stack.sh down >/dev/null 2>&1 || log "ci/local/stack.sh down failed"; fi
 }
 
 # A setup step that fails counts as one failed test, so the suite never reports "0 failed" after an error.
@@ -54,7 +54,7 @@ system_up() {
   else
     log "starting a stack in $NEWSFEED_RUN (port offset $NEWSFEED_PORT_OFFSET)"
     started_stack=true
-    setup "ci/stack.sh up" bash ci/stack.sh up >&2
+    setup "ci/local/stack.sh up" bash ci/local/stack.sh up >&2
     export NEWSFEED_STACK_ENV=$NEWSFEED_RUN/stack.env
   fi
   if ! jars_fresh; then
@@ -63,11 +63,11 @@ system_up() {
   fi
   log "starting the services"
   started_services=true
-  setup "ci/services.sh start" bash ci/services.sh start >&2
-  # the endpoints every test reads: the stores' from stack.env, the services' from ci/services.sh
+  setup "ci/local/services.sh start" bash ci/local/services.sh start >&2
+  # the endpoints every test reads: the stores' from stack.env, the services' from ci/local/services.sh
   set -a
   # shellcheck source=/dev/null
   source "$NEWSFEED_STACK_ENV"
-  eval "$(bash ci/services.sh urls)"
+  eval "$(bash ci/local/services.sh urls)"
   set +a
 }

@@ -1,4 +1,4 @@
--- newsfeed relational schema (social graph). Idempotent: run on every install/upgrade and by ci/stack.sh up.
+-- newsfeed relational schema (social graph). Idempotent: run on every install/upgrade and by ci/local/stack.sh up.
 -- The caller connects to database `newsfeed` as its owner (user `newsfeed`).
 
 CREATE TABLE IF NOT EXISTS participant (

@@ -11,7 +11,7 @@ import java.util.Map;
 /**
  * Everything edge reads from its environment (docs/contracts.md), parsed once at start. A service's URL may be a
  * comma-separated list: edge then spreads its calls over them (round robin, the next one when a connection is
- * refused), as ci/services.sh runs several local instances of a service; in a cluster it is one Service's URL.
+ * refused), as ci/local/services.sh runs several local instances of a service; in a cluster it is one Service's URL.
  */
 public record EdgeConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
                          List<String> socialGraphUrls, List<String> outboundUrls, List<String> inboundUrls,

@@ -20,7 +20,7 @@ import static newsfeed.edge.StubService.participant;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * A service given as several URLs (its local instances, as ci/services.sh starts them): edge spreads its calls
+ * A service given as several URLs (its local instances, as ci/local/services.sh starts them): edge spreads its calls
  * over all of them, and an instance that refuses connections costs no failed request while another answers.
  */
 @ExtendWith(VertxExtension.class)

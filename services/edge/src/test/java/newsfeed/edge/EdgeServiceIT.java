@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Edge in front of the four running services (their URLs from the environment, as ci/services.sh prints them):
+ * Edge in front of the four running services (their URLs from the environment, as ci/local/services.sh prints them):
  * an unknown participant is a 404 carried from the service whatever the query selects (`{ id }` too), bad input
  * (a query that does not validate, a field the service refuses) is a 400 and stores nothing, and a service that
  * stops answering is a 503 until it is back.

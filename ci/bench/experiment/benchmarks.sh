@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# The measurements of docs/benchmarks.md, in local mode on this machine (stores, services and k6 share it):
+#   startup  time from JVM start to "<service> started" (listening and ready), each service restarted alone
+#   warmup   posts and reads at WARMUP_RATE (600/s) for WARMUP_DURATION (90s), not measured: warm JVMs
+#   posts    k6/experiment.js posting only (fan-out to exactly FRIENDS friends) at each of POST_RATES
+#   target   posts at TARGET_POST_RATE for TARGET_DURATION (the 2-minute posts target of docs/benchmarks.md)
+#   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
+#   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
+#   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds
+#   memory   RSS (VmRSS) and peak RSS (VmHWM) of every service JVM after the load steps
+#   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
+# Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py) and the
+# services' own view of the window (server_metrics.py: latency at the API per route, fan-out delay, consumer lag).
+# Usage: ci/bench/experiment/benchmarks.sh [STEP...]     (default: every step, in the order above)
+# Environment: NEWSFEED_RUN (default a new /tmp/newsfeed-bench.*), NEWSFEED_PORT_OFFSET (default 2000),
+#   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
+#   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), MIXED_RATES ("2000"), SEARCH_RATES ("50 100 200"),
+#   STEP_DURATION (30s), TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"),
+#   PARTICIPANTS (1000), FRIENDS (10), MIXED_READS_PER_POST (4), CHECK_EVERY (10: k6 checks every 10th response in
+#   depth, the rest by status), PRE_ALLOCATED_VUS (400: every VU of experiment.js initialised before the load),
+#   WARMUP_RATE (600), WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/local/services.sh).
+#   Services already running in NEWSFEED_RUN are reused (warm JVMs) and left running; otherwise they are started
+#   here and stopped at the end.
+# Output: OUT/results.tsv (one line per measurement), OUT/profiles/<service>.md, OUT/*/ k6 reports.
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+# 2000: no port of it is a port of a test suite's offset (1400 put inbound on the stack suite's Solr port)
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-2000}
+if [ -z "${NEWSFEED_RUN:-}" ]; then NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-bench.XXXXXX); chmod 755 "$NEWSFEED_RUN"; fi
+export NEWSFEED_RUN
+STAMP=$(date -u +%Y%m%dt%H%M%Sz)
+OUT=${OUT:-$NEWSFEED_RUN/benchmarks-$STAMP}
+mkdir -p "$OUT/profiles"
+RESULTS=$OUT/results.tsv
+STEP_DURATION=${STEP_DURATION:-30s}
+PARTICIPANTS=${PARTICIPANTS:-1000}
+FRIENDS=${FRIENDS:-10}
+# every 10th response is checked in depth, the others by status: checking every body cost k6 (on the same 2 cores
+# as the services) 0.9 ms of CPU per feed read, half of it parsing and walking the JSON
+CHECK_EVERY=${CHECK_EVERY:-10}
+# every VU initialised before the load (experiment.js's MAX_VUS): a VU started mid-run costs k6 CPU while the
+# iterations waiting for it are dropped (1,000 posts/s: 956-984/s achieved with 50 pre-allocated, 993-995/s with 400)
+PRE_ALLOCATED_VUS=${PRE_ALLOCATED_VUS:-400}
+log() { echo "[bench $(date +%T)] $*" >&2; }
+
+started_stack=false started_services=false
+cleanup() {
+  if $started_services; then bash ci/local/services.sh stop >/dev/null 2>&1 || true; fi
+  if $started_stack; then bash ci/local/stack.sh down >/dev/null 2>&1 || true; fi
+  log "results: $RESULTS"
+}
+trap cleanup EXIT
+
+if [ -z "${NEWSFEED_STACK_ENV:-}" ]; then
+  started_stack=true
+  bash ci/local/stack.sh up >&2
+fi
+# services already running (a warm, reused set) are measured as they are and left running
+if ! bash ci/local/services.sh status 2>/dev/null | awk 'NR > 1 && $2 != "running" { bad = 1 } END { exit bad || NR < 2 }'; then
+  started_services=true
+fi
+bash ci/local/services.sh start >&2
+[ -s "$RESULTS" ] || printf 'step\tname\ttarget_per_s\tachieved_per_s\tp50_ms\tp95_ms\tp99_ms\tfailed_ratio\tdropped\tk6_exit\tloadavg\tcpu_cores\tserver\n' > "$RESULTS"
+
+row() { local IFS=$'\t'; echo "$*" >> "$RESULTS"; }
+loadavg() { cut -d' ' -f1 /proc/loadavg; }
+pid_of() { read -r pid _ < "$NEWSFEED_RUN/services/pids/$1.pid"; echo "$pid"; }
+
+step_startup() {
+  local svc pid ticks btime hz start ready
+  btime=$(awk '/^btime/ { print $2 }' /proc/stat); hz=$(getconf CLK_TCK)
+  for svc in social-graph outbound inbound search; do
+    bash ci/local/services.sh restart "$svc-1" >&2
+    read -r pid ticks < "$NEWSFEED_RUN/services/pids/$svc-1.pid"
+    start=$(awk -v b="$btime" -v t="$ticks" -v hz="$hz" 'BEGIN { printf "%.3f", b + t / hz }')
+    ready=$(grep -F "\"$svc started\"" "$NEWSFEED_RUN/services/logs/$svc-1.log" | tail -n 1 | jq -r '.timestamp / 1000')
+    row startup "$svc" - "$(awk -v s="$start" -v r="$ready" 'BEGIN { printf "%.2f", r - s }')" - - - - - - "$(loadavg)" - -
+  done
+}
+
+# k6 summary -> "achieved/s p50 p95 p99 failed dropped" for the named scenarios (their requests only)
+summarise() {
+  python3 - "$@" <<'PY'
+import json, sys
+summary, seconds, scenarios = sys.argv[1], float(sys.argv[2]), sys.argv[3].split(",")
+m = json.load(open(summary))["metrics"]
+count = sum(m.get(f"http_req_duration{{scenario:{s}}}", {}).get("values", {}).get("count", 0) for s in scenarios)
+d = m.get(f"http_req_duration{{scenario:{scenarios[0]}}}", {}).get("values", {})
+f = m.get(f"http_req_failed{{scenario:{scenarios[0]}}}", {}).get("values", {})
+dropped = m.get("dropped_iterations", {}).get("values", {}).get("count", 0)
+fmt = lambda v: "-" if v is None else f"{v:.2f}"
+print("\t".join([fmt(count / seconds), fmt(d.get("med")), fmt(d.get("p(95)")), fmt(d.get("p(99)")),
+                 fmt(f.get("rate")), str(int(dropped))]))
+PY
+}
+
+# every running instance's base URL, for the services' own metrics
+service_urls() {
+  local svc port
+  for svc in social-graph outbound inbound search; do
+    for port in $(bash ci/local/services.sh ports "$svc"); do echo "http://127.0.0.1:$port"; done
+  done
+}
+
+seconds_of() { case $1 in *m) echo $(( ${1%m} * 60 )) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac; }
+
+# load_step STEP SCRIPT SCENARIO RATE DURATION [ENV...]: one k6 run at RATE/s, its CPU split after setup
+load_step() {
+  local step=$1 script=$2 scenario=$3 rate=$4 duration=$5; shift 5
+  # a rate measured again in the same run (READ_RATES="3000 3000") gets a directory and test id of its own: with a
+  # shared k6.log the CPU window of the second run would start at the first run's setup line
+  local dir=$OUT/$step-$rate n=1
+  while [ -e "$dir" ]; do n=$((n + 1)); dir=$OUT/$step-$rate-$n; done
+  local testid=bench-${dir##*/}-$STAMP rc=0
+  local klog=$NEWSFEED_RUN/reports/$testid/k6.log urls=()
+  mapfile -t urls < <(service_urls)
+  mkdir -p "$dir"
+  log "$step: $script $scenario at $rate/s for $duration"
+  # the CPU split covers the load only: its first snapshot is taken when setup logs its last line
+  # and its last 2 s before the load ends (k6 still runs then, so its own CPU is counted)
+  ( until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
+    local load_end=$((SECONDS + $(seconds_of "$duration") - 2))
+    python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "$NEWSFEED_RUN"
+    python3 ci/bench/experiment/server_metrics.py snapshot "$dir/server-before.json" "${urls[@]}"
+    sleep $((load_end > SECONDS ? load_end - SECONDS : 0))
+    python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+    python3 ci/bench/experiment/server_metrics.py snapshot "$dir/server-after.json" "${urls[@]}" ) &
+  local watcher=$!
+  env TESTID="$testid" RATE="$rate" DURATION="$duration" PARTICIPANTS="$PARTICIPANTS" FRIENDS="$FRIENDS" \
+    CHECK_EVERY="$CHECK_EVERY" PRE_ALLOCATED_VUS="$PRE_ALLOCATED_VUS" "$@" \
+    bash ci/bench/load.sh "$script" -q > "$dir/k6.out" 2>&1 || rc=$?
+  sleep 0.5
+  kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true
+  [ -f "$dir/cpu-after.json" ] || python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+  local cpu=-
+  [ -f "$dir/cpu-before.json" ] && cpu=$(python3 ci/bench/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
+  # the services' own latency at the API over the same window, the fan-out delay and the consumer lag at its end
+  local server=-
+  [ -f "$dir/server-after.json" ] && server=$(python3 ci/bench/experiment/server_metrics.py diff "$dir/server-before.json" "$dir/server-after.json")
+  cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true
+  local numbers="-	-	-	-	-	-"
+  [ -f "$dir/summary.json" ] && numbers=$(summarise "$dir/summary.json" "$(seconds_of "$duration")" "$scenario")
+  row "$step" "$scenario" "$rate" "$numbers" "$rc" "$(loadavg)" "$cpu" "$server"
+  tail -n 1 "$RESULTS" >&2
+}
+
+# JIT-compiles the services and the stores before anything is measured: on fresh JVMs the posts rate was about
+# half of the warm rate (C2 compilation took 40-57 % of the services' CPU in their first minute)
+step_warmup() {
+  local dir=$OUT/warmup testid=bench-warmup-$STAMP
+  mkdir -p "$dir"
+  log "warmup: posts and reads at ${WARMUP_RATE:-600}/s for ${WARMUP_DURATION:-90s} (not measured)"
+  env TESTID="$testid" RATE="${WARMUP_RATE:-600}" DURATION="${WARMUP_DURATION:-90s}" PARTICIPANTS="$PARTICIPANTS" \
+    FRIENDS="$FRIENDS" POST_SHARE=1 INBOUND_SHARE=1 K6_WEB_DASHBOARD=false bash ci/bench/load.sh experiment -q \
+    > "$dir/k6.out" 2>&1 || true
+}
+
+step_posts() {
+  local r
+  for r in ${POST_RATES:-250 500 1000}; do
+    load_step posts experiment post_outbound "$r" "$STEP_DURATION" POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50
+  done
+}
+step_target() {
+  load_step target experiment post_outbound "${TARGET_POST_RATE:-1000}" "${TARGET_DURATION:-2m}" \
+    POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50
+}
+step_reads() {
+  local r
+  for r in ${READ_RATES:-1000 2000 3000}; do load_step reads experiment read_inbound "$r" "$STEP_DURATION" P95_MS=20; done
+}
+# posts and reads together (1 post to MIXED_READS_PER_POST reads): every post makes its friends' cached pages stale,
+# so this is the feed cache's hit ratio and the reads' latency under writes, which the reads step (no posts) is not
+step_mixed() {
+  local r
+  for r in ${MIXED_RATES:-2000}; do
+    load_step mixed experiment read_inbound,post_outbound "$r" "$STEP_DURATION" \
+      POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" P95_MS=50
+  done
+}
+step_search() {
+  local r
+  for r in ${SEARCH_RATES:-50 100 200}; do
+    load_step search experiment search "$r" "$STEP_DURATION" INBOUND_SHARE=0 SEARCH_SHARE=1 PREFILL_POSTS=5
+  done
+}
+
+step_fanout() {
+  local n testid dir rc
+  for n in ${FANOUT_FOLLOWERS:-1000 10000}; do
+    testid=bench-fanout-$n-$STAMP dir=$OUT/fanout-$n rc=0
+    mkdir -p "$dir"
+    log "fanout: $n followers"
+    local t=$SECONDS
+    env TESTID="$testid" FOLLOWERS="$n" SAMPLE=200 POSTS=3 FANOUT_TIMEOUT_S=180 FANOUT_BATCH=100 \
+      bash ci/bench/load.sh fanout -q > "$dir/k6.out" 2>&1 || rc=$?
+    cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true
+    local v=- p95=- max=-
+    if [ -f "$dir/summary.json" ]; then
+      read -r v p95 max < <(jq -r '.metrics.fanout_complete_ms.values // {} | "\(.med // "-") \(.["p(95)"] // "-") \(.max // "-")"' "$dir/summary.json")
+    fi
+    row fanout "followers=$n" - - "$v" "$p95" "$max" - - "$rc" "$(loadavg)" "run $((SECONDS - t))s" -
+    tail -n 1 "$RESULTS" >&2
+  done
+}
+
+step_memory() {
+  local f inst pid
+  for f in "$NEWSFEED_RUN"/services/pids/*.pid; do
+    inst=$(basename "$f" .pid); read -r pid _ < "$f"
+    row memory "$inst" - "$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" \
+      "$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" - - - - - "$(loadavg)" - -
+  done
+}
+
+step_profile() {
+  local svc pids=()
+  for svc in outbound inbound social-graph; do
+    pids+=("$(pid_of "$svc-1")")
+  done
+  bash ci/bench/experiment/profiler.sh lib >/dev/null
+  log "profile: posts at ${PROFILE_RATE:-500}/s, async-profiler attached after setup"
+  ( until grep -q 'setup: ' "$NEWSFEED_RUN/reports/bench-profile-${PROFILE_RATE:-500}-$STAMP/k6.log" 2>/dev/null; do sleep 0.2; done
+    for p in "${pids[@]}"; do bash ci/bench/experiment/profiler.sh start "$p" >&2; done ) &
+  local starter=$!
+  load_step profile experiment post_outbound "${PROFILE_RATE:-500}" "$STEP_DURATION" POST_SHARE=1 INBOUND_SHARE=0
+  wait "$starter" || true
+  local i=0
+  for svc in outbound inbound social-graph; do
+    bash ci/bench/experiment/profiler.sh stop "${pids[$i]}" "$OUT/profiles/$svc.collapsed" >&2 || log "no profile of $svc"
+    [ -s "$OUT/profiles/$svc.collapsed" ] && python3 ci/bench/experiment/profile_summary.py "$OUT/profiles/$svc.collapsed" > "$OUT/profiles/$svc.md"
+    i=$((i + 1))
+  done
+}
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(startup warmup posts target reads mixed search fanout memory profile)
+for s in "${steps[@]}"; do
+  declare -F "step_$s" >/dev/null || { log "unknown step $s"; exit 2; }
+  "step_$s"
+done
+column -t -s $'\t' "$RESULTS" >&2 || cat "$RESULTS" >&2

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Everything on this machine: real stores, the five services behind the gateway (the single API by path, as the
+# chart's Ingress/HTTPRoute), the local Prometheus with the chart's recording rules, a k6 social run remote-writing
+# to it, then a per-minute report (CSV, Markdown, PNG charts). Stops everything it started unless KEEP_RUNNING=1;
+# then it ends with where the API, Prometheus and the report are and the one command that stops it all.
+#   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
+export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-0}
+DEMO_DURATION=${DEMO_DURATION:-3m}
+DEMO_RATE=${DEMO_RATE:-50}
+log() { echo "[demo $(date +%T)] $*"; }
+# shellcheck source=ci/local/demo-common.sh
+source ci/local/demo-common.sh
+
+PATH="$(bash ci/local/tools.sh all | tail -n 1):$PATH"; export PATH
+log "building the services"
+mvn -q -f services/pom.xml package -DskipTests
+
+stop_all() {
+  [ "${KEEP_RUNNING:-0}" = 1 ] && return
+  bash ci/local/gateway.sh stop || true
+  bash ci/local/prometheus.sh stop || true
+  bash ci/local/services.sh stop || true
+  bash ci/local/stack.sh down || true
+}
+trap stop_all EXIT
+
+bash ci/local/stack.sh up
+bash ci/local/services.sh start
+bash ci/local/gateway.sh start
+bash ci/local/prometheus.sh start
+PROMETHEUS_URL=http://127.0.0.1:$((19090 + NEWSFEED_PORT_OFFSET))
+API_URL=http://127.0.0.1:$((18080 + NEWSFEED_PORT_OFFSET))
+
+testid=demo-$(date +%Y%m%d-%H%M%S)
+log "k6 social run $testid: $DEMO_RATE it/s for $DEMO_DURATION"
+start=$(date +%s)
+TESTID=$testid DURATION=$DEMO_DURATION RATE=$DEMO_RATE PROMETHEUS_URL=$PROMETHEUS_URL bash ci/bench/load.sh social || k6_rc=$?
+# the report's rows are whole minutes: its window ends once the run's last minute is recorded
+end=$(report_end)
+
+out=$NEWSFEED_RUN/reports/$testid
+bash ci/local/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
+cat "$out/per-minute.md"
+log "report:     $out/per-minute.md (per-minute.csv, PNG charts and the k6 HTML dashboard beside it)"
+if [ "${KEEP_RUNNING:-0}" = 1 ]; then
+  log "API:        $API_URL (the classic single API, e.g. curl $API_URL/participant/1)"
+  log "Prometheus: $PROMETHEUS_URL (recording rules: $PROMETHEUS_URL/rules)"
+  log "dashboards: charts/newsfeed/files/dashboards/*.json (import into a Grafana reading $PROMETHEUS_URL)"
+  log "still running; stop everything with: $(stop_command)"
+fi
+exit "${k6_rc:-0}"

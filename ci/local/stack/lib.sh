@@ -1,0 +1,137 @@
+# Shared settings and helpers of the local store stack (sourced by ci/local/stack.sh and ci/local/stack/*.sh).
+# Paths, pinned versions and ports live here so every store script agrees on them.
+# shellcheck shell=bash disable=SC2034   # the settings below are read by the scripts that source this
+
+STACK_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$STACK_SRC/../../.." && pwd)
+SCHEMA_DIR=$REPO_ROOT/charts/newsfeed/files/schema
+
+KAFKA_VERSION=4.4.0
+CASSANDRA_VERSION=5.0.9
+SOLR_VERSION=9.10.1
+CQL_DRIVER_VERSION=4.19.3
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+
+NEWSFEED_RUN=${NEWSFEED_RUN:-$REPO_ROOT/.run}
+STACK_DIR=$NEWSFEED_RUN/stack
+STACK_ENV=$NEWSFEED_RUN/stack.env
+STORES_CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}/stores
+OFFSET=${NEWSFEED_PORT_OFFSET:-0}
+# The one address every store listens on and the clients use: loopback by default; the local Kubernetes node's
+# address (ci/local/cluster.sh env: NODE_IP) makes the stores reachable from its pods. Never 0.0.0.0. A run dir keeps
+# the host it was set up with (ci/local/stack.sh check_host), so later commands on it need not repeat it.
+STACK_HOST=${NEWSFEED_STACK_HOST:-$(cat "$STACK_DIR/host" 2>/dev/null || echo 127.0.0.1)}
+# Networks allowed to log in to PostgreSQL besides STACK_HOST itself, e.g. the pods' CIDR (space-separated); kept
+# by the run dir like the host
+STACK_CLIENTS=${NEWSFEED_STACK_CLIENTS-$(cat "$STACK_DIR/clients" 2>/dev/null || true)}
+
+PG_PORT=$((15432 + OFFSET))
+REDIS_PORT=$((16379 + OFFSET))
+KAFKA_PORT=$((19092 + OFFSET))
+KAFKA_CONTROLLER_PORT=$((19093 + OFFSET))
+CASSANDRA_PORT=$((19042 + OFFSET))
+CASSANDRA_STORAGE_PORT=$((17000 + OFFSET))
+CASSANDRA_JMX_PORT=$((17199 + OFFSET))
+SOLR_PORT=$((18983 + OFFSET))
+
+STORES=(postgresql redis kafka cassandra solr)
+KAFKA_TOPIC=outbound-posted
+KAFKA_PARTITIONS=6
+# the consumer groups of inbound and search (the services' defaults), each with its own dead-letter topic
+KAFKA_GROUPS="newsfeed-inbound newsfeed-search"
+KAFKA_RETENTION_MS=$((7 * 24 * 3600 * 1000))
+KAFKA_DEAD_LETTER_RETENTION_MS=$((14 * 24 * 3600 * 1000))
+SOLR_CORE=outbound
+KEYSPACE=newsfeed
+READY_TIMEOUT=${NEWSFEED_STACK_TIMEOUT:-150}   # seconds per store; a cold 2-core box under load is slow
+
+# short-lived helper JVMs (CQL, Kafka admin): start fast, stay small
+SHORT_JVM_OPTS=(-Xmx128m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xshare:auto)
+
+log() { echo "[stack $(date +%T)] $*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+store_port() {
+  case $1 in
+    postgresql) echo "$PG_PORT" ;; redis) echo "$REDIS_PORT" ;; kafka) echo "$KAFKA_PORT" ;;
+    cassandra) echo "$CASSANDRA_PORT" ;; solr) echo "$SOLR_PORT" ;; *) die "unknown store $1" ;;
+  esac
+}
+store_dir() { echo "$STACK_DIR/$1"; }
+store_log() { echo "$STACK_DIR/logs/$1.log"; }
+pid_file() { echo "$STACK_DIR/pids/$1.pid"; }
+
+# /proc/PID/stat after the "(comm)" field, which may itself contain spaces: "STATE PPID ... STARTTIME ..."
+proc_stat_tail() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; echo "${s##*) }"; }
+# A pid file holds "PID STARTTIME": the start time guards against signalling a recycled PID.
+proc_start_time() { local f; f=$(proc_stat_tail "$1") || return 1; echo "$f" | cut -d' ' -f20; }
+# alive = exists and is not a zombie (a zombie answers kill -0 but is gone for our purposes)
+alive() { local f; f=$(proc_stat_tail "$1") || return 1; [ "${f%% *}" != Z ]; }
+record_pid() {
+  local start; start=$(proc_start_time "$2") || true
+  [ -n "$start" ] || return 1
+  echo "$2 $start" > "$(pid_file "$1")"
+}
+# Prints the PID of the store if the process we recorded is still the one alive.
+store_pid() {
+  local f pid start; f=$(pid_file "$1")
+  [ -f "$f" ] || return 1
+  read -r pid start < "$f" || return 1
+  [ -n "$pid" ] && [ "$(proc_start_time "$pid")" = "$start" ] && alive "$pid" || return 1
+  echo "$pid"
+}
+store_running() { store_pid "$1" >/dev/null; }
+
+# Starts a command detached from our session (so Ctrl-C or a finished caller does not take the store
+# down), stdout+stderr into the store's log; prints its PID.
+spawn() {
+  local name=$1; shift
+  # 9>&-: the store must not inherit the lock fd of ci/local/stack.sh (it would hold the lock forever)
+  setsid "$@" >> "$(store_log "$name")" 2>&1 < /dev/null 9>&- &
+  echo $!
+}
+
+# Runs a command as the postgres OS user when we are root (PostgreSQL refuses to run as root).
+as_pg_user() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# wait_until SECONDS STORE CMD...: polls CMD until it succeeds; fails early if the store died.
+wait_until() {
+  local timeout=$1 name=$2; shift 2
+  local deadline=$((SECONDS + timeout))
+  until "$@" >/dev/null 2>&1; do
+    if ! store_running "$name"; then
+      log "$name exited during start; last log lines:"; tail -n 30 "$(store_log "$name")" >&2 || true
+      return 1
+    fi
+    if [ $SECONDS -ge $deadline ]; then
+      log "$name not ready after ${timeout}s; last log lines:"; tail -n 30 "$(store_log "$name")" >&2 || true
+      return 1
+    fi
+    sleep 0.5
+  done
+}
+
+port_open() { (exec 3<>"/dev/tcp/$STACK_HOST/$1") 2>/dev/null; }
+
+# cache dir name of each pom under ci/local/stack/<pom>/pom.xml
+cache_name() {
+  case $1 in
+    kafka) echo "kafka-$KAFKA_VERSION" ;; cassandra) echo "cassandra-$CASSANDRA_VERSION" ;;
+    solr) echo "solr-$SOLR_VERSION" ;; cql) echo "cql-driver-$CQL_DRIVER_VERSION" ;; *) die "unknown pom $1" ;;
+  esac
+}
+
+# compile_tool POM SOURCE: compiles ci/local/stack/<pom>/<SOURCE>.java against that pom's jars once per source
+# version; prints the classes dir.
+compile_tool() {
+  local src=$STACK_SRC/$1/$2.java dir; dir=$STORES_CACHE/$(cache_name "$1")
+  local out; out=$dir/tools/$2-$(sha256sum "$src" | cut -c1-16)
+  if [ ! -f "$out/.done" ]; then
+    rm -rf "$out"; mkdir -p "$out"
+    javac -nowarn -proc:none -cp "$dir/lib/*" -d "$out" "$src" >&2
+    touch "$out/.done"
+  fi
+  echo "$out"
+}

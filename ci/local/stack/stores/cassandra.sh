@@ -1,0 +1,134 @@
+# Cassandra 5.0.9 as one node: CassandraDaemon on the jars of ~/.cache/newsfeed/stores/cassandra-<version>/lib
+# with the Java 17 module options of its conf/jvm17-server.options, a 1 GiB heap, and a cassandra.yaml
+# generated here (ports from contracts.md + offset, every directory under the run dir).
+# shellcheck shell=bash
+
+cassandra_home() { echo "$STORES_CACHE/cassandra-$CASSANDRA_VERSION"; }
+
+# CQL client: ci/local/stack/cql/Cql.java on the java-driver 4.x jars.
+cql() {
+  java "${SHORT_JVM_OPTS[@]}" -cp "$(compile_tool cql Cql):$STORES_CACHE/cql-driver-$CQL_DRIVER_VERSION/lib/*" Cql \
+    "$STACK_HOST:$CASSANDRA_PORT" datacenter1 "$@"
+}
+
+CASSANDRA_JVM17_OPTS=(
+  -Djdk.attach.allowAttachSelf=true
+  --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+  --add-exports java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-exports java.base/sun.nio.ch=ALL-UNNAMED
+  --add-exports java.management.rmi/com.sun.jmx.remote.internal.rmi=ALL-UNNAMED
+  --add-exports java.rmi/sun.rmi.registry=ALL-UNNAMED
+  --add-exports java.rmi/sun.rmi.server=ALL-UNNAMED
+  --add-exports java.sql/java.sql=ALL-UNNAMED
+  --add-exports java.base/java.lang.ref=ALL-UNNAMED
+  --add-exports jdk.unsupported/sun.misc=ALL-UNNAMED
+  --add-exports jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED
+  --add-exports jdk.attach/sun.tools.attach=ALL-UNNAMED
+  --add-opens java.base/java.lang.module=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.loader=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.ref=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.reflect=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.math=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.module=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.util.jar=ALL-UNNAMED
+  --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens java.base/java.io=ALL-UNNAMED
+  --add-opens java.base/java.nio=ALL-UNNAMED
+  --add-opens java.base/java.lang.reflect=ALL-UNNAMED
+  --add-opens jdk.compiler/com.sun.tools.javac=ALL-UNNAMED
+  --add-opens java.base/java.lang=ALL-UNNAMED
+  --add-opens java.base/java.util=ALL-UNNAMED
+  --add-opens java.base/java.util.concurrent=ALL-UNNAMED
+  --add-opens java.base/java.util.concurrent.atomic=ALL-UNNAMED
+  --add-opens java.base/java.math=ALL-UNNAMED
+  --add-opens java.base/java.net=ALL-UNNAMED
+  -Dio.netty.tryReflectionSetAccessible=true
+  -Dio.netty.allocator.useCacheForAllThreads=true
+  -Dio.netty.allocator.maxOrder=11
+)
+
+cassandra_write_config() {
+  local dir=$STACK_DIR/cassandra
+  mkdir -p "$dir/conf" "$dir/data"
+  cat > "$dir/conf/cassandra.yaml" <<CONF
+cluster_name: newsfeed-local
+num_tokens: 1
+partitioner: org.apache.cassandra.dht.Murmur3Partitioner
+data_file_directories:
+  - $dir/data/data
+commitlog_directory: $dir/data/commitlog
+saved_caches_directory: $dir/data/saved_caches
+hints_directory: $dir/data/hints
+cdc_raw_directory: $dir/data/cdc_raw
+# Cassandra's default: acknowledged before the commit log is synced (every 10 s), so a kill -9 of this single
+# replica loses the writes of up to the last 10 s; syncing first cost 10x the post latency (docs/reliability.md)
+commitlog_sync: periodic
+commitlog_sync_period: 10000ms
+seed_provider:
+  - class_name: org.apache.cassandra.locator.SimpleSeedProvider
+    parameters:
+      - seeds: "$STACK_HOST:$CASSANDRA_STORAGE_PORT"
+listen_address: $STACK_HOST
+rpc_address: $STACK_HOST
+storage_port: $CASSANDRA_STORAGE_PORT
+native_transport_port: $CASSANDRA_PORT
+start_native_transport: true
+endpoint_snitch: SimpleSnitch
+dynamic_snitch: false
+authenticator: AllowAllAuthenticator
+authorizer: AllowAllAuthorizer
+auto_snapshot: false
+snapshot_before_compaction: false
+concurrent_reads: 8
+concurrent_writes: 8
+concurrent_counter_writes: 8
+concurrent_compactors: 1
+# compaction spread out instead of in bursts: at 64MiB/s (the default) each size-tiered compaction of the inbound
+# table took a whole core for 3-8 s, and those seconds were the posts' latency spikes and k6's dropped iterations
+# (2-minute runs at 1,000 posts/s: k6 p95 17-18 ms at 24MiB/s against 24-52 ms, docs/benchmarks/2026-11-23.md)
+compaction_throughput: 24MiB/s
+# memtable cells off the heap: under a sustained write load G1's concurrent marking of on-heap memtables took
+# about a quarter of Cassandra's CPU (async-profiler, 1,000 posts/s); a larger heap also marks less often
+memtable_allocation_type: offheap_objects
+CONF
+  cat > "$dir/conf/logback.xml" <<'CONF'
+<configuration scan="false">
+  <appender name="OUT" class="ch.qos.logback.core.ConsoleAppender">
+    <encoder><pattern>%-5level [%thread] %date{ISO8601} %F:%L - %msg%n</pattern></encoder>
+  </appender>
+  <root level="INFO"><appender-ref ref="OUT"/></root>
+</configuration>
+CONF
+}
+
+cassandra_start() {
+  local dir=$STACK_DIR/cassandra
+  cassandra_write_config
+  local lib; lib=$(cassandra_home)/lib
+  local agent=() jamm
+  # jamm measures memtable sizes; without the agent Cassandra falls back to a slower strategy
+  jamm=$(find "$lib" -name 'jamm-*.jar' | head -n1)
+  [ -n "$jamm" ] && agent=(-javaagent:"$jamm")
+  local pid
+  pid=$(spawn cassandra java -Xms1g -Xmx1g -Xss256k -XX:+UseG1GC -XX:+ParallelRefProcEnabled \
+    -XX:MaxDirectMemorySize=256m -XX:+ExitOnOutOfMemoryError -XX:+PerfDisableSharedMem -Djava.net.preferIPv4Stack=true \
+    "${CASSANDRA_JVM17_OPTS[@]}" "${agent[@]}" \
+    -Dcassandra.config="file://$dir/conf/cassandra.yaml" -Dcassandra-foreground=yes \
+    -Dcassandra.storagedir="$dir/data" -Dcassandra.logdir="$dir" \
+    -Dlogback.configurationFile="$dir/conf/logback.xml" \
+    -Dcassandra.jmx.local.port="$CASSANDRA_JMX_PORT" \
+    -Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcassandra.ring_delay_ms=1000 \
+    -cp "$dir/conf:$lib/*" org.apache.cassandra.service.CassandraDaemon)
+  record_pid cassandra "$pid"
+}
+
+cassandra_ready() { port_open "$CASSANDRA_PORT" && cql -e 'SELECT release_version FROM system.local'; }
+
+cassandra_schema() {
+  cql -e "CREATE KEYSPACE IF NOT EXISTS $KEYSPACE
+            WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE $KEYSPACE" \
+      -f "$SCHEMA_DIR/cassandra.cql"
+}
+
+cassandra_stop_signal() { echo TERM; }
