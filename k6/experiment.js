@@ -1,4 +1,4 @@
-// Benchmark workload of the scaling experiments (ci/experiment.sh --scenario experiment) and docs/benchmarks.md:
+// Benchmark workload of the scaling experiments (ci/bench/experiment.sh --scenario experiment) and docs/benchmarks.md:
 // unlike social.js, every participant has exactly FRIENDS friends (a ring: i befriends i+1..i+FRIENDS/2), so a
 // post fans out to exactly FRIENDS feeds, and setup fills every feed first (PREFILL_POSTS posts per
 // participant, then waits until a sample of feeds is full), so reads return full pages from the first second.
@@ -17,7 +17,8 @@ import { SEED, str, int, num } from './lib/config.js';
 import { req, send, sendAll, json, link, idOf, bodiless } from './lib/api.js';
 import { shape } from './lib/shapes.js';
 import { Rng } from './lib/random.js';
-import { baseOptions, arrivalScenario, scenarioThresholds } from './lib/options.js';
+import { baseOptions } from './lib/options.js';
+import { shareScenarios } from './lib/workload.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -34,23 +35,18 @@ const START_DELAY = str('START_DELAY', '');
 const FULL_PAGE = Math.min(FEED_LIMIT, FRIENDS * PREFILL_POSTS);
 const SHARES = { post_outbound: num('POST_SHARE', 0), read_inbound: num('INBOUND_SHARE', 1), search: num('SEARCH_SHARE', 0) };
 const EXEC = { post_outbound: 'postOutbound', read_inbound: 'readInbound', search: 'search' };
-const total = Object.values(SHARES).reduce((a, b) => a + b, 0);
-const enabled = Object.keys(SHARES).filter((s) => SHARES[s] > 0);
-if (!enabled.length) throw new Error('every share is 0');
+if (!Object.values(SHARES).some((share) => share > 0)) throw new Error('every share is 0');
 if (FRIENDS < 2 || FRIENDS >= PARTICIPANTS) throw new Error('need 2 <= FRIENDS < PARTICIPANTS');
 if (CHECK_EVERY < 1) throw new Error('CHECK_EVERY must be at least 1');
 
 const LIMITS = { p95: int('P95_MS', 500), p99: int('P99_MS', 1500), failedRate: num('FAILED_RATE', 0.01), checksRate: num('CHECKS_RATE', 0.99) };
-const scenarios = {};
-const thresholds = { http_req_failed: [`rate<${LIMITS.failedRate}`] };
-for (const name of enabled) {
-  const share = SHARES[name] / total;
-  scenarios[name] = arrivalScenario(EXEC[name], {
-    ratePerSec: RATE * share, duration: DURATION, startTime: START_DELAY,
-    preAllocatedVUs: Math.ceil(int('PRE_ALLOCATED_VUS', 50) * share), maxVUs: Math.ceil(int('MAX_VUS', 400) * share),
-  });
-  Object.assign(thresholds, scenarioThresholds(name, LIMITS));
-}
+const { scenarios, thresholds } = shareScenarios({
+  exec: EXEC, shares: SHARES, rate: RATE, duration: DURATION, startTime: START_DELAY,
+  preAllocatedVUs: int('PRE_ALLOCATED_VUS', 50), maxVUs: int('MAX_VUS', 400),
+  // the plain ceiling of each share: the VU counts the benchmarks of docs/benchmarks.md ran with
+  vus: (total, share) => Math.ceil(total * share),
+  limits: LIMITS, overall: { http_req_failed: [`rate<${LIMITS.failedRate}`] },
+});
 
 export const options = baseOptions({
   scenarios, thresholds, batch: BATCH, batchPerHost: BATCH,

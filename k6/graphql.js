@@ -8,7 +8,7 @@
 //   read_friends   query { participant(id: N) { friends { id, name } }}
 //   search         query { posters(keywords: "..") { id }}
 // Settings: PROFILE plus env vars, as social.js (k6/README.md); EDGE_URL (or BASE_URL, a gateway) and
-// GRAPHQL_PATH. Run: ci/load.sh graphql, or k6 run k6/graphql.js.
+// GRAPHQL_PATH. Run: ci/bench/load.sh graphql, or k6 run k6/graphql.js.
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { SEED } from './lib/config.js';

@@ -1,6 +1,6 @@
 // The classic news-feed load: setup creates participants and befriends them (seeded), then four open-loop
 // scenarios run side by side: post outbound, read inbound, read outbound, keyword search.
-// Settings: PROFILE plus env vars (k6/README.md). Run: ci/load.sh social, or k6 run k6/social.js.
+// Settings: PROFILE plus env vars (k6/README.md). Run: ci/bench/load.sh social, or k6 run k6/social.js.
 import { check } from 'k6';
 import exec from 'k6/execution';
 import { SEED } from './lib/config.js';

@@ -1,44 +1,74 @@
-// The open-loop social workloads (social.js over the REST API, graphql.js over edge's GraphQL API): the same
-// settings (lib/profiles.js), the same seeded friendships, one arrival-rate scenario per enabled share, and
-// latency, error and check thresholds per scenario.
+// The open-loop workloads (social.js over the REST API, graphql.js over edge's GraphQL API, experiment.js): one
+// arrival-rate scenario per enabled share of a total rate, with latency, error and check thresholds per
+// scenario; social.js's and graphql.js's settings (lib/profiles.js) as such scenarios, and their seeded
+// friendships.
 import { arrivalScenario, scenarioThresholds } from './options.js';
 import { Rng } from './random.js';
 
-// k6 options of the settings `S` for the scenarios of `exec` (scenario name -> exported function name):
-// { enabled (names with a share above 0), scenarios, thresholds }.
-export function openLoop(S, exec) {
-  const shareTotal = S.scenarios.reduce((sum, name) => sum + (S.shares[name] || 0), 0);
-  const enabled = S.scenarios.filter((name) => {
+// A scenario's VUs: its share of a total, rounded up; the tolerance keeps a product that float arithmetic puts a
+// hair above a whole number from costing one VU more (20 VUs x 0.3 of shares summing to 0.9999999999999999 is
+// 6.000000000000001).
+const vusOfShare = (total, share) => Math.ceil(total * share - 1e-9);
+
+// k6 scenarios and thresholds of `rate` iterations/s split by `shares` (name -> weight, normalised over `names`,
+// by default every name of `exec`): one arrival-rate scenario per name with a share above 0, running `exec[name]`
+// (the exported function) for `durationOf(name, ratePerSec)` (default `duration`), or along `stages`, from
+// `startTime`, with its `vus(total, share)` of `preAllocatedVUs` and `maxVUs`. The thresholds are `overall`,
+// then the `limits` of each scenario. Returns { enabled (names with a share above 0), scenarios, thresholds }.
+export function shareScenarios({
+  exec, shares, names = Object.keys(exec), rate, duration, durationOf = () => duration, stages, startTime,
+  preAllocatedVUs, maxVUs, vus = vusOfShare, limits, overall = {},
+}) {
+  const shareTotal = names.reduce((sum, name) => sum + (shares[name] || 0), 0);
+  const enabled = names.filter((name) => {
     if (!exec[name]) throw new Error(`unknown scenario '${name}' in SCENARIOS (one of ${Object.keys(exec)})`);
-    return S.shares[name] > 0;
+    return shares[name] > 0;
   });
 
+  const scenarios = {};
+  for (const name of enabled) {
+    const share = shares[name] / shareTotal;
+    const ratePerSec = rate * share;
+    scenarios[name] = arrivalScenario(exec[name], {
+      ratePerSec,
+      share,
+      duration: durationOf(name, ratePerSec),
+      stages,
+      startTime,
+      preAllocatedVUs: vus(preAllocatedVUs, share),
+      maxVUs: vus(maxVUs, share),
+    });
+  }
+
+  const thresholds = { ...overall };
+  for (const name of enabled) Object.assign(thresholds, scenarioThresholds(name, limits));
+  return { enabled, scenarios, thresholds };
+}
+
+// k6 options of the social settings `S` for the scenarios of `exec` (scenario name -> exported function name):
+// { enabled, scenarios, thresholds } of shareScenarios, with an overall `checks` threshold.
+export function openLoop(S, exec) {
   // with POSTS_PER_USER every participant posts exactly that often, then the post scenario ends
   const postsScenarioDuration = (ratePerSec) => {
     if (S.postsPerUser <= 0 || S.stages.length) return S.duration;
     return `${Math.ceil((S.participants * S.postsPerUser) / ratePerSec)}s`;
   };
 
-  const scenarios = {};
-  for (const name of enabled) {
-    const share = S.shares[name] / shareTotal;
-    const ratePerSec = S.rate * share;
-    scenarios[name] = arrivalScenario(exec[name], {
-      ratePerSec,
-      share,
-      duration: name === 'post_outbound' ? postsScenarioDuration(ratePerSec) : S.duration,
-      stages: S.stages,
-      preAllocatedVUs: Math.ceil(S.preAllocatedVUs * share - 1e-9),
-      maxVUs: Math.ceil(S.maxVUs * share - 1e-9),
-    });
-  }
-
-  const thresholds = {
-    http_req_failed: [`rate<${S.thresholds.failedRate}`],
-    checks: [`rate>=${S.thresholds.checksRate}`],
-  };
-  for (const name of enabled) Object.assign(thresholds, scenarioThresholds(name, S.thresholds));
-  return { enabled, scenarios, thresholds };
+  return shareScenarios({
+    exec,
+    shares: S.shares,
+    names: S.scenarios,
+    rate: S.rate,
+    durationOf: (name, ratePerSec) => (name === 'post_outbound' ? postsScenarioDuration(ratePerSec) : S.duration),
+    stages: S.stages,
+    preAllocatedVUs: S.preAllocatedVUs,
+    maxVUs: S.maxVUs,
+    limits: S.thresholds,
+    overall: {
+      http_req_failed: [`rate<${S.thresholds.failedRate}`],
+      checks: [`rate>=${S.thresholds.checksRate}`],
+    },
+  });
 }
 
 // The friendships of `count` participants (pairs of indexes): each befriends between MIN_FRIENDS and
