@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything on this machine: real stores, the five services behind the gateway (the single API by path, as the
 # chart's Ingress/HTTPRoute), the local Prometheus with the chart's recording rules, a k6 social run remote-writing
-# to it, then a per-minute report (CSV, Markdown, PNG charts). Stops everything it started unless KEEP_RUNNING=1;
-# then it ends with where the API, Prometheus and the report are and the one command that stops it all.
+# to it, then a per-minute report (HTML, Markdown, CSV, PNG charts) whose HTML path it prints. Stops everything it
+# started unless KEEP_RUNNING=1; then it ends with where the API, Prometheus and the report are and the one command
+# that stops it all.
 #   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -43,8 +44,8 @@ end=$(report_end)
 
 out=$NEWSFEED_RUN/reports/$testid
 bash ci/local/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
-cat "$out/per-minute.md"
-log "report:     $out/per-minute.md (per-minute.csv, PNG charts and the k6 HTML dashboard beside it)"
+# the HTML holds the whole report (tables and charts) in one file a browser opens
+log "report:     $out/per-minute.html (per-minute.md, .csv, PNG charts and the k6 HTML dashboard beside it)"
 if [ "${KEEP_RUNNING:-0}" = 1 ]; then
   log "API:        $API_URL (the classic single API, e.g. curl $API_URL/participant/1)"
   log "Prometheus: $PROMETHEUS_URL (recording rules: $PROMETHEUS_URL/rules)"

@@ -6,7 +6,7 @@
 #
 # Usage: ci/local/prometheus.sh start | stop | status
 #        ci/local/prometheus.sh report [--start S] [--end E] [--out DIR] [--testid ID]
-#   report: per-minute CSV, Markdown and PNG charts from the recorded series over [S, E] (unix seconds or
+#   report: per-minute HTML, Markdown, CSV and PNG charts from the recorded series over [S, E] (unix seconds or
 #   RFC3339; also START, END, OUT, TESTID in the environment; default: the last hour, into
 #   $NEWSFEED_RUN/reports/report-<time>). PROMETHEUS_URL overrides the local Prometheus it reads.
 # Environment: NEWSFEED_RUN (default <repo>/.run; data under $NEWSFEED_RUN/prometheus), NEWSFEED_PORT_OFFSET

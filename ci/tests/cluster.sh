@@ -299,6 +299,11 @@ demo_report() {
   cat "$md"; ls "$(dirname "$md")"/*.png >/dev/null && grep -q 'POST /participant' "$md" && grep -qi 'k6' "$md"
 }
 check "its per-minute report (tables, PNG charts) has the services' and k6's rows" demo_report
+demo_html() {  # the page beside that Markdown: self-contained, with the same rows and every PNG inlined
+  local md; md=$(ls "$DEMO_RUN"/reports/cluster-demo-*/per-minute.md) || return 1
+  python3 ci/tests/observability/check_html_report.py "$(dirname "$md")"
+}
+check "its per-minute.html is self-contained and holds the Markdown's rows" demo_html
 machine_state > "$WORK/machine.after3"
 check "machine as before after make cluster-demo" diff "$WORK/machine.before" "$WORK/machine.after3"
 

@@ -101,9 +101,14 @@ check "KEEP_RUNNING=1 make demo (a short run)" env DEMO_DURATION=10s DEMO_RATE=5
 demo_log=$(last_log)
 demo_says() {
   grep -q "API: *$GATEWAY" "$demo_log" && grep -q "Prometheus: *$PROMETHEUS" "$demo_log" &&
-    grep -q "report: .*per-minute.md" "$demo_log" && grep -q "stop everything with: .*make clean" "$demo_log"
+    grep -q "report: .*per-minute.html" "$demo_log" && grep -q "stop everything with: .*make clean" "$demo_log"
 }
 check "the demo ends with the API, Prometheus, the report and the stop command" demo_says
+demo_html() {  # the page the demo names: self-contained, with its Markdown's rows and every PNG beside it
+  local page; page=$(sed -n 's/.*report: *\([^ ]*per-minute\.html\).*/\1/p' "$demo_log" | tail -n 1)
+  [ -f "$page" ] && python3 ci/tests/observability/check_html_report.py "$(dirname "$page")"
+}
+check "the demo's HTML report is self-contained and holds the Markdown's rows" demo_html
 check "after the demo the gateway serves the API" api_round_trip
 check "after the demo Prometheus is ready" prometheus_ready
 

@@ -10,7 +10,8 @@
 #   then for real: ci/local/prometheus.sh start (rule groups of both files loaded, the services' own `service` label kept),
 #   stand-in services with known rates (ci/tests/observability/testdata/fake_services.py) scraped for ~3 minutes while
 #   a k6 probe remote-writes into it, ci/local/prometheus.sh report over that window (the CSV must hold the known
-#   per-minute numbers, the PNGs must be images), k6's remote-written names, then stop.
+#   per-minute numbers, the PNGs must be images, the HTML self-contained with the Markdown's rows, and broken
+#   copies of it refused), k6's remote-written names, then stop.
 # Environment: NEWSFEED_PORT_OFFSET (default 1150: services 19231-19234, Prometheus 20240),
 # OBSERVABILITY_RUN_SECONDS (default 190: the live part; at least one whole minute after the first 100s).
 # Last line: `observability: N passed, N failed`.
@@ -342,6 +343,28 @@ markdown_has_tables() {
     && grep -q "| 7 | 1 |$" "$f" && grep -q "!\[throughput.png\](throughput.png)" "$f"
 }
 check "report Markdown: tables of every section and the charts" markdown_has_tables
+check "report HTML: self-contained (charts inlined as PNG data: URIs), the Markdown's rows" \
+  python3 ci/tests/observability/check_html_report.py "$report_dir"
+# the HTML check must refuse broken copies of the page (checked against the report's Markdown and PNGs)
+html_rejects() {  # html_rejects PYTHON_EDIT EXPECTED_MESSAGE: the edited copy must fail with that message
+  local copy=$WORK/broken.html out
+  python3 - "$report_dir/per-minute.html" "$copy" "$1" <<'EOF'
+import re, sys
+page = open(sys.argv[1]).read()
+exec(sys.argv[3])
+open(sys.argv[2], "w").write(page)
+EOF
+  if out=$(python3 ci/tests/observability/check_html_report.py "$report_dir" "$copy" 2>&1); then
+    echo "  the HTML check accepted: $1" >&2; return 1
+  fi
+  grep -q -- "$2" <<< "$out" || { echo "  expected '$2' in: $out" >&2; return 1; }
+}
+check "HTML check refuses an <img> with an external src" html_rejects \
+  'page = page.replace("src=\"data:image/png;base64,", "src=\"https://example.com/chart.png?", 1)' "external src"
+check "HTML check refuses a <script>" html_rejects \
+  'page = page.replace("</body>", "<script>alert(1)</script></body>")' "<script> in the page"
+check "HTML check refuses a page missing a table row" html_rejects \
+  'page = re.sub(r"<tbody>\n<tr>.*?</tr>\n", "<tbody>\n", page, count=1)' "rows, per-minute.md has"
 
 stops_cleanly() {
   local pid

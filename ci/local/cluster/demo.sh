@@ -4,7 +4,7 @@
 # (ci/local/cluster/ingress.sh), the chart installed with values/local-node.yaml plus the monitoring and ingress layers
 # (ci/local/cluster/install.sh: stores on the node IP, CloudNativePG, helm install --wait, helm test, the API, k6 smoke
 # and social Jobs); then a k6 social Job from the chart's CronJob at DEMO_RATE for DEMO_DURATION, remote-writing to the
-# in-cluster Prometheus, and the per-minute report (Markdown, CSV, PNG charts) read from that Prometheus.
+# in-cluster Prometheus, and the per-minute report (HTML, Markdown, CSV, PNG charts) read from that Prometheus.
 # Stops everything it started unless KEEP_RUNNING=1; then it ends with where the API, Prometheus and the report
 # are and the command that stops it all.
 #   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
@@ -59,8 +59,7 @@ kubectl -n "$NS" logs "job/$testid" --tail=40 || true
 end=$(report_end)
 out=$NEWSFEED_RUN/reports/$testid
 PROMETHEUS_URL=$PROMETHEUS_URL bash ci/local/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
-cat "$out/per-minute.md"
-log "report:     $out/per-minute.md (per-minute.csv and PNG charts beside it), from the in-cluster Prometheus"
+log "report:     $out/per-minute.html (per-minute.md, .csv and PNG charts beside it), from the in-cluster Prometheus"
 if [ "${KEEP_RUNNING:-0}" = 1 ]; then
   log "API:        $INGRESS_URL with Host: $INGRESS_HOST (the chart's Ingress; e.g. curl -H 'Host: $INGRESS_HOST' $INGRESS_URL/participant/1)"
   log "Prometheus: $PROMETHEUS_URL (the chart's recording rules: $PROMETHEUS_URL/rules)"
