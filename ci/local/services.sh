@@ -2,9 +2,9 @@
 # The five services as local processes against the local stack (ci/local/stack.sh), one JVM per instance: the four of the
 # classic REST API and edge (its GraphQL API, a client of the other four).
 #
-# Usage: ci/local/services.sh start | stop | status | urls | kill INSTANCE | restart INSTANCE
+# Usage: ci/local/services.sh start | stop [INSTANCE] | status | urls | kill INSTANCE | restart INSTANCE
 #   start     start every instance that is not running, wait until each answers /health/ready (200)
-#   stop      SIGTERM every instance (graceful: drain HTTP, commit consumers), KILL after a timeout
+#   stop      SIGTERM every instance, or the one named (graceful: drain HTTP, commit consumers), KILL after a timeout
 #   status    table of the instances; exit 3 when one is not running
 #   urls      print SOCIAL_GRAPH_URL=... OUTBOUND_URL=... INBOUND_URL=... SEARCH_URL=... EDGE_URL=... (first instances)
 #             (edge itself is given every instance of each service and spreads its calls over them; a start
@@ -203,7 +203,7 @@ cmd_stop() {
 mkdir -p "$DIR/pids" "$DIR/logs"
 case ${1:-} in
   start) cmd_start ;;
-  stop) cmd_stop ;;
+  stop) if [ -n "${2:-}" ]; then check_instance "$2"; stop_instance "$2"; else cmd_stop; fi ;;
   status) print_table ;;
   urls)
     echo "SOCIAL_GRAPH_URL=http://127.0.0.1:$(base_port social-graph)"

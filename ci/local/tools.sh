@@ -49,6 +49,7 @@ apt_packages() {
   command -v curl >/dev/null || missing+=(curl)
   command -v openssl >/dev/null || missing+=(openssl)
   [ -x /usr/sbin/nginx ] || missing+=(nginx-light)            # the local gateway (ci/local/gateway.sh)
+  command -v iptables >/dev/null || missing+=(iptables)       # the fault suite's dropped packets (ci/tests/faults/inject.sh)
   python3 -c 'import ensurepip, venv' 2>/dev/null || missing+=(python3-venv)   # the report's matplotlib venv
   if [ ${#missing[@]} -gt 0 ]; then
     log "apt-get install ${missing[*]}"

@@ -7,14 +7,17 @@
 # (ci/tests/faults/ledger.py: FAULTS_RATE posts/s, each with an Idempotency-Key and retried with it after an error for
 # up to 45 s, every outcome recorded). Then, one after the other: Kafka, Redis,
 # Cassandra and Solr stopped and started again (ci/local/stack.sh stop-store/start-store), inbound-2 killed -9
-# and restarted, PostgreSQL stopped, Kafka killed -9 (ci/local/stack.sh kill-store), and the only
-# outbound, search and social-graph instances killed -9 and restarted; then forged events no consumer can process (ci/tests/faults/poison.sh) must land in both groups'
-# dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`) must give them
-# back to one group only. While each fault lasts ci/tests/faults/probe.py checks that the services stay live, answer 503 JSON
+# and restarted, PostgreSQL stopped, Kafka killed -9 (ci/local/stack.sh kill-store), the only outbound, search and
+# social-graph instances killed -9 and restarted; Kafka and Cassandra unreachable with their packets dropped on
+# loopback (ci/tests/faults/inject.sh, iptables: only their answers, so a write is done but its answer lost; then
+# both ways, a partition), Cassandra slow (paused most of the time), and a consumer-group rebalance under load
+# (inbound scaled to 3 and back to 2); then forged events no consumer can process (ci/tests/faults/poison.sh) must land
+# in both groups' dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`)
+# must give them back to one group only. Needs root (iptables, signals to the stores). While each fault lasts ci/tests/faults/probe.py checks that the services stay live, answer 503 JSON
 # where the missing store is needed, keep serving what does not need it, and report not ready; after each
 # restart it times the recovery (ready, a new post acknowledged, fanned out, searchable). Finally
 # ci/tests/faults/verify.py checks every acknowledged post in its poster's outbound, exactly once in every friend's
-# inbound, and in search, and no post answered 503 at every attempt in its poster's outbound;
+# inbound, and in search, and no post answered 503 at every attempt anywhere (outbound, inbound, search);
 # ci/tests/faults/report.py writes report.json + report.md into $NEWSFEED_RUN/faults.
 #
 # Environment: NEWSFEED_PORT_OFFSET (default 1600), FAULTS_RATE (posts/s, default 20), FAULTS_POSTERS (30),
@@ -47,6 +50,7 @@ cleanup() {
   local rc=$?
   if [ -n "$ledger_pid" ]; then kill "$ledger_pid" 2>/dev/null || true; wait "$ledger_pid" 2>/dev/null || true; fi
   if [ -n "$noise_pid" ]; then kill -- "-$noise_pid" 2>/dev/null || true; wait "$noise_pid" 2>/dev/null || true; fi
+  bash ci/tests/faults/inject.sh clear || log "ci/tests/faults/inject.sh clear failed: check iptables -S and the stores"
   system_down
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ "${FAULTS_KEEP_RUN:-0}" != 1 ]; then
     rm -rf "$NEWSFEED_RUN/stack"   # the stores' data; the report and the service logs stay
@@ -167,6 +171,22 @@ poison() {
   event poison started
 }
 
+# a consumer-group rebalance under load: a third inbound instance joins the group, then leaves it gracefully
+rebalance() {
+  log "fault rebalance: inbound scaled to 3, then back to 2"
+  event rebalance stop
+  check "rebalance: inbound-3 started (the group rebalances)" env SERVICE_INSTANCES=inbound=3 bash ci/local/services.sh start
+  event rebalance stopped
+  sleep 15
+  event rebalance start
+  local since; since=$(date +%s.%N)
+  check "rebalance: inbound-3 stopped (the group rebalances again)" \
+    env SERVICE_INSTANCES=inbound=3 bash ci/local/services.sh stop inbound-3
+  event rebalance started
+  counted "rebalance recovery" python3 ci/tests/faults/probe.py recover rebalance "$GRAPH" "$OUT" --since "$since" \
+    --timeout "$RECOVER_TIMEOUT"
+}
+
 stop_ledger() {
   touch "$OUT/stop"
   local rc=0
@@ -203,6 +223,14 @@ fault kafka-kill9 8 bash ci/local/stack.sh kill-store kafka -- bash ci/local/sta
 fault outbound-1 8 bash ci/local/services.sh kill outbound-1 -- bash ci/local/services.sh restart outbound-1
 fault search-1 8 bash ci/local/services.sh kill search-1 -- bash ci/local/services.sh restart search-1
 fault social-graph-1 8 bash ci/local/services.sh kill social-graph-1 -- bash ci/local/services.sh restart social-graph-1
+# unreachable, not refused: packets dropped on loopback, so clients time out; with only the answers dropped the
+# store does the work its client is told failed (a publish or a write whose answer was lost)
+fault kafka-answers-lost 10 bash ci/tests/faults/inject.sh drop-answers kafka -- bash ci/tests/faults/inject.sh clear
+fault kafka-blackhole 10 bash ci/tests/faults/inject.sh blackhole kafka -- bash ci/tests/faults/inject.sh clear
+fault cassandra-answers-lost 8 bash ci/tests/faults/inject.sh drop-answers cassandra -- bash ci/tests/faults/inject.sh clear
+fault cassandra-blackhole 8 bash ci/tests/faults/inject.sh blackhole cassandra -- bash ci/tests/faults/inject.sh clear
+fault cassandra-slow 10 bash ci/tests/faults/inject.sh slow cassandra -- bash ci/tests/faults/inject.sh clear
+rebalance
 poison
 
 sleep 5   # a tail of posts after the last recovery

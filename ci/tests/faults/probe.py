@@ -3,9 +3,12 @@
 Usage:
   probe.py down FAULT GRAPH.json OUT_DIR       while FAULT is in effect (a store stopped: kafka | redis |
                                                cassandra | solr | postgresql; killed with -9: kafka-kill9 |
-                                               cassandra-kill9 (not in the suite); an instance killed with -9:
-                                               inbound-2 | outbound-1 |
-                                               search-1 | social-graph-1): prints `ok - ...` / `FAIL - ...` lines
+                                               cassandra-kill9 (not in the suite); unreachable, its packets
+                                               dropped: kafka-answers-lost | kafka-blackhole |
+                                               cassandra-answers-lost | cassandra-blackhole; paused most of
+                                               the time: cassandra-slow; an instance killed with -9: inbound-2 |
+                                               outbound-1 | search-1 | social-graph-1): prints `ok - ...` /
+                                               `FAIL - ...` lines
   probe.py recover FAULT GRAPH.json OUT_DIR --since EPOCH [--timeout 120]
                                                after the store (or instance) was started again at EPOCH:
                                                waits until every instance is ready, a new post is acknowledged,
@@ -159,9 +162,15 @@ class Probe:
         read_outbound = f"{u.outbound}/participant/{p}/outbound?limit=5"
         read_inbound = f"{u.inbound}/participant/{self.friend}/inbound?limit=5"
         search = f"{u.search}/outbound?keywords=fault"
-        store = self.fault.removesuffix("-kill9")   # a store killed answers as a store stopped, once it is gone
+        # a store killed, or unreachable with its packets dropped, looks to its clients like a store stopped: they
+        # time out instead of being refused, and answer the same way
+        store = self.fault
+        for suffix in ("-kill9", "-answers-lost", "-blackhole"):
+            store = store.removesuffix(suffix)
         if self.fault in self.instances:
             self.instance_down(read_outbound, read_inbound, search)
+        elif store == "cassandra-slow":
+            self.slow_store(read_outbound, read_inbound)
         elif store == "kafka":
             self.live_all()
             self.eventually("down: POST outbound 503 JSON error",
@@ -217,6 +226,16 @@ class Probe:
             self.always("down: search still 200 (Solr is up)", self.status_is("GET", search, 200))
         else:
             raise SystemExit(f"unknown fault {self.fault}")
+
+    def slow_store(self, read_outbound, read_inbound):
+        """Cassandra paused 0.3 s of every 0.5 s: slower, never failing (its clients wait up to 2 s)."""
+        self.live_all()
+        self.always("down: POST outbound still 200 (slow, not failing)", self.post_cond(200))
+        self.always("down: GET outbound still 200", self.status_is("GET", read_outbound, 200))
+        self.always("down: GET inbound still 200", self.status_is("GET", read_inbound, 200))
+        for inst in self.instances_of("outbound") + self.instances_of("inbound"):
+            self.always(f"down: {inst} /health/ready still 200",
+                        self.status_is("GET", f"{self.instances[inst]}/health/ready", 200))
 
     def instance_down(self, read_outbound, read_inbound, search):
         """An instance killed with -9: it is gone, the rest answers what does not need it."""

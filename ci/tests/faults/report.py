@@ -42,6 +42,8 @@ def main():
     probes = jsonl(os.path.join(out, "probes.jsonl"))
     verify = load(os.path.join(out, "verify.json"), {})
     order = list(windows)
+    # the keywords of the posts the verification found lost, duplicated, phantom or orphaned
+    outcome_of = {k: set(verify.get("posts", {}).get(k, [])) for k in ("lost", "duplicated", "phantom", "orphaned")}
 
     faults = []
     for i, name in enumerate(order):
@@ -59,6 +61,8 @@ def main():
             "ready_s": rec.get("ready_s"), "post_s": rec.get("post_s"),
             "fanout_s": rec.get("fanout_s"), "search_s": rec.get("search_s"),
             "posts_sent": len(inside), "posts_retried": sum(1 for p in inside if len(p.get("statuses", [])) > 1),
+            "posts_acknowledged": sum(1 for p in inside if p["outcome"] == "acknowledged"),
+            **{k: sum(1 for p in inside if p["keyword"] in kws) for k, kws in outcome_of.items()},
             "posts_rejected": len(rejected),
             "rejected_by_outcome": dict(Counter(p["outcome"] for p in rejected)),
             "client_outage_s": secs(min(p["sent"] for p in rejected), max(p["answered"] for p in rejected))
@@ -97,17 +101,21 @@ def main():
             md += [f"Posts never answered (their outbound instance killed): {o['unanswered']}; stored in the poster's "
                    f"outbound {o['stored']}, of those orphaned (not fanned out to every friend or not searchable) "
                    f"{o['orphaned']}.", ""]
-    md += ["Recovery, in seconds (stop/start: the store's own; the rest from the restart: every instance ready, a new "
-           "post acknowledged, fanned out, searchable; client outage: first rejected post sent to last answered):", "",
-           "| fault | stop | down | store start | ready | post | fan-out | search | posts sent | retried | rejected | client outage | probes ok/failed |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    md += ["Per fault, the ledger's posts sent from its start to the next fault's: acknowledged, and of those lost "
+           "(missing anywhere) or duplicated (anywhere); phantom: answered 503 at every attempt yet visible anywhere; "
+           "orphaned: never answered, stored in the poster's outbound but not everywhere. Recovery, in seconds "
+           "(stop/start: the fault's own; the rest from its end: every instance ready, a new post acknowledged, fanned "
+           "out, searchable; client outage: first rejected post sent to last answered):", "",
+           "| fault | posts sent | acknowledged | lost | duplicated | phantom | orphaned | retried | rejected | stop | down "
+           "| start | ready | post | fan-out | search | client outage | probes ok/failed |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for f in faults:
         # a step without a store to stop and start (poison) has no timings: shown as "-"
         t = {k: "-" if v is None else v for k, v in f.items()}
-        md.append(f"| {t['fault']} | {t['stop_s']} | {t['down_s']} | {t['store_start_s']} | {t['ready_s']} | "
-                  f"{t['post_s']} | {t['fanout_s']} | {t['search_s']} | {t['posts_sent']} | {t['posts_retried']} | "
-                  f"{t['posts_rejected']} | "
-                  f"{t['client_outage_s']} | {t['probes_passed']}/{t['probes_failed']} |")
+        md.append(f"| {t['fault']} | {t['posts_sent']} | {t['posts_acknowledged']} | {t['lost']} | {t['duplicated']} | "
+                  f"{t['phantom']} | {t['orphaned']} | {t['posts_retried']} | {t['posts_rejected']} | {t['stop_s']} | "
+                  f"{t['down_s']} | {t['store_start_s']} | {t['ready_s']} | {t['post_s']} | {t['fanout_s']} | "
+                  f"{t['search_s']} | {t['client_outage_s']} | {t['probes_passed']}/{t['probes_failed']} |")
     text = "\n".join(md) + "\n"
     with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)

@@ -1,7 +1,10 @@
 package newsfeed.inbound;
 
+import newsfeed.common.events.OutboundEvent;
 import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.OutboundRetractedEvent;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
@@ -22,7 +25,8 @@ import java.util.concurrent.TimeUnit;
  * unlogged batches (up to {@code batchRows} friends and {@link #BATCH_BYTES} per request). Events of a batch run
  * concurrently; all writes share one limiter so a 100k-friend post cannot flood Cassandra. The batch succeeds
  * only when every row of every event is written, which is what lets the consumer commit. After each request the
- * friends' cached first pages are invalidated (never failing: see {@link FeedCache#invalidate}).
+ * friends' cached first pages are invalidated (never failing: see {@link FeedCache#invalidate}). A retraction
+ * removes the post from the friends' feeds the same way, with tombstones that also hide a fan-out applied later.
  */
 public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor {
   /**
@@ -40,6 +44,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private final AsyncLimiter writes;
   private final Timer fanoutDelay;
   private final OperationTimer fanoutTimer;
+  private final Counter retracted;
   private final int batchRows;
 
   /** {@code batchRows}: friends per write request at most (1 = a request per row). */
@@ -52,15 +57,17 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     this.writes = new AsyncLimiter(concurrentWrites);
     this.fanoutDelay = Timer.builder("newsfeed.fanout.delay").register(registry);
     this.fanoutTimer = new OperationTimer(registry, "inbound", "store");
+    this.retracted = Counter.builder("newsfeed.events").tag("event", "retracted").register(registry);
     this.batchRows = batchRows;
   }
 
   @Override
   public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
-    List<OutboundPostedEvent> decoded = EventDecoder.decode(records);
+    List<OutboundEvent> decoded = EventDecoder.decode(records);
     List<Future<Void>> all = new ArrayList<>(decoded.size());
-    for (OutboundPostedEvent e : decoded) {
-      all.add(events.submit(() -> fanOut(e)));
+    for (OutboundEvent e : decoded) {
+      all.add(events.submit(
+          () -> e instanceof OutboundPostedEvent posted ? fanOut(posted) : retract((OutboundRetractedEvent) e)));
     }
     return Future.all(all).mapEmpty();
   }
@@ -81,6 +88,18 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
           }
         })
         .mapEmpty();
+  }
+
+  /** Removes the retracted post from every friend's feed; fails (for a retry of the whole batch) if a delete fails. */
+  Future<Void> retract(OutboundRetractedEvent event) {
+    return friends.friendIds(event.participantId()).compose(ids -> {
+      List<Future<Void>> deletes = new ArrayList<>(ids.size() / batchRows + 1);
+      for (int from = 0; from < ids.size(); from += batchRows) {
+        List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + batchRows));
+        deletes.add(writes.submit(() -> repository.deleteAll(chunk, event).compose(v -> cache.invalidate(chunk))));
+      }
+      return Future.all(deletes);
+    }).onSuccess(v -> retracted.increment()).mapEmpty();
   }
 
   Future<Integer> writeAll(List<Long> friendIds, OutboundPostedEvent event) {

@@ -1,6 +1,7 @@
 package newsfeed.inbound;
 
 import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.OutboundRetractedEvent;
 
 import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BatchStatementBuilder;
@@ -25,6 +26,7 @@ public final class InboundRepository {
 
   private final CassandraClient client;
   private final LazyStatement insert;
+  private final LazyStatement delete;
   private final LazyStatement firstPage;
   private final LazyStatement nextPage;
   private final Timer executeOk;
@@ -37,6 +39,8 @@ public final class InboundRepository {
   public InboundRepository(CassandraClient client, MeterRegistry registry) {
     this.client = client;
     this.insert = new LazyStatement(client, "INSERT INTO inbound (" + COLUMNS + ") VALUES (?, ?, ?, ?, ?, ?)");
+    this.delete = new LazyStatement(client,
+        "DELETE FROM inbound WHERE participant_id = ? AND occurred = ? AND from_participant_id = ?");
     this.firstPage = new LazyStatement(client, "SELECT " + COLUMNS + " FROM inbound WHERE participant_id = ? LIMIT ?");
     // one row per (participant, occurred): occurred is the post's unique timeuuid, so it alone is the cursor
     this.nextPage = new LazyStatement(client,
@@ -49,11 +53,14 @@ public final class InboundRepository {
     this.queryError = StoreTimers.timer(registry, "cassandra", "query", "error");
   }
 
-  /** Writes the event into one friend's feed; idempotent, a redelivery overwrites the same row. */
+  /**
+   * Writes the event into one friend's feed at the event's write timestamp; idempotent, a redelivery overwrites the
+   * same row, and the row stays hidden behind a retraction's later tombstone whatever order the two arrive in.
+   */
   public Future<Void> insert(long friendId, OutboundPostedEvent event) {
-    return StoreTimers.time(() -> insert.get()
-        .compose(ps -> client.execute(row(ps, friendId, event).setIdempotent(true))), executeOk, executeError)
-        .mapEmpty();
+    return StoreTimers.time(() -> insert.get().compose(ps -> client.execute(
+        row(ps, friendId, event).setQueryTimestamp(event.writtenMicros()).setIdempotent(true))),
+        executeOk, executeError).mapEmpty();
   }
 
   /**
@@ -67,9 +74,25 @@ public final class InboundRepository {
       return insert(friendIds.get(0), event);
     }
     return StoreTimers.time(() -> insert.get().compose(ps -> {
-      BatchStatementBuilder batch = BatchStatement.builder(DefaultBatchType.UNLOGGED).setIdempotence(true);
+      BatchStatementBuilder batch = BatchStatement.builder(DefaultBatchType.UNLOGGED).setIdempotence(true)
+          .setQueryTimestamp(event.writtenMicros());
       for (long friendId : friendIds) {
         batch.addStatement(row(ps, friendId, event));
+      }
+      return client.execute(batch.build());
+    }), batchOk, batchError).mapEmpty();
+  }
+
+  /**
+   * Removes a retracted post from the friends' feeds with tombstones at the retraction's write timestamp: one
+   * UNLOGGED batch like {@link #insertAll}, idempotent, and hiding a fan-out of the post that is applied later.
+   */
+  public Future<Void> deleteAll(List<Long> friendIds, OutboundRetractedEvent event) {
+    return StoreTimers.time(() -> delete.get().compose(ps -> {
+      BatchStatementBuilder batch = BatchStatement.builder(DefaultBatchType.UNLOGGED).setIdempotence(true)
+          .setQueryTimestamp(event.writtenMicros());
+      for (long friendId : friendIds) {
+        batch.addStatement(ps.bind(friendId, event.eventId(), event.participantId()));
       }
       return client.execute(batch.build());
     }), batchOk, batchError).mapEmpty();

@@ -2,10 +2,9 @@ package newsfeed.inbound;
 
 import newsfeed.common.events.OutboundPostedEvent;
 
+import com.datastax.oss.driver.api.core.uuid.Uuids;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
-
-import java.util.UUID;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -15,7 +14,7 @@ class FanoutBatchSizeTest {
   private static int rows(int batchRows, String subject, String story) {
     FanoutProcessor fanout =
         new FanoutProcessor(null, null, FeedCache.off(), new SimpleMeterRegistry(), 1, 1, batchRows);
-    return fanout.rowsPerRequest(new OutboundPostedEvent(UUID.randomUUID(), 1, subject, story, 0));
+    return fanout.rowsPerRequest(new OutboundPostedEvent(Uuids.timeBased(), 1, subject, story, 0));
   }
 
   @Test

@@ -1,5 +1,7 @@
 package newsfeed.inbound;
 
+import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.OutboundRetractedEvent;
 import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
@@ -161,6 +163,57 @@ class InboundServiceIT {
         + "service=\"inbound\",store=\"cassandra\""), metrics);
     assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\","
         + "route=\"/participant/:id/inbound\",service=\"inbound\",status=\"200\"}"), metrics);
+  }
+
+  @Test
+  void aRetractedPostLeavesEveryFeedInWhateverOrderAndARetryWrittenLaterStays() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
+    List<Long> friends = List.of(socialGraph.createParticipant("friend one"), socialGraph.createParticipant("two"));
+    for (long friend : friends) {
+      socialGraph.befriend(poster, friend);
+    }
+    // a post whose client was answered 503: fanned out, then retracted (its feeds' first pages are cached)
+    OutboundPostedEvent post = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "retracted", "t",
+        System.currentTimeMillis());
+    events.publish(topic, post);
+    for (long friend : friends) {
+      eventually(() -> subjects(friend), s -> s.equals(List.of("retracted")));
+    }
+    events.publish(topic, new OutboundRetractedEvent(post.eventId(), poster, post.writtenMicros() + 1));
+    publishMarker(poster, "marker one");
+    for (long friend : friends) {
+      eventually(() -> subjects(friend), s -> s.equals(List.of("marker one")));
+    }
+    // delivered again after its retraction (a replay): still hidden
+    events.publish(topic, post);
+    publishMarker(poster, "marker two");
+    // the retraction before the post it cancels: the post never shows
+    OutboundPostedEvent early = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "never shown", "t",
+        System.currentTimeMillis());
+    events.publish(topic, new OutboundRetractedEvent(early.eventId(), poster, early.writtenMicros() + 1));
+    events.publish(topic, early);
+    publishMarker(poster, "marker three");
+    for (long friend : friends) {
+      eventually(() -> subjects(friend), s -> s.equals(List.of("marker three", "marker two", "marker one")));
+    }
+    // a retry with the same Idempotency-Key made the post after all, written after the retraction: it stays
+    events.publish(topic, post.writtenAt(post.writtenMicros() + 2));
+    for (long friend : friends) {
+      eventually(() -> subjects(friend),
+          s -> s.equals(List.of("marker three", "marker two", "marker one", "retracted")));
+    }
+    assertTrue(
+        get("/metrics").bodyAsString().contains("newsfeed_events_total{event=\"retracted\",service=\"inbound\"} 2.0"));
+  }
+
+  private static void publishMarker(long poster, String subject) throws Exception {
+    events.publish(topic, new OutboundPostedEvent(TestEvents.timeUuid(), poster, subject, "marker",
+        System.currentTimeMillis()));
+  }
+
+  private static List<String> subjects(long participant) {
+    JsonArray feed = inbound(participant, "");
+    return feed.stream().map(o -> ((JsonObject) o).getString("subject")).toList();
   }
 
   @Test

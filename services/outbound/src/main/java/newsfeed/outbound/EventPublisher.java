@@ -1,6 +1,6 @@
 package newsfeed.outbound;
 
-import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.OutboundEvent;
 import newsfeed.common.metrics.StoreTimers;
 
 import io.micrometer.core.instrument.Counter;
@@ -19,8 +19,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Publishes "outbound posted" events (docs/contracts.md), keyed by the poster so one participant's posts stay
- * in order on one partition. The producer waits for every in-sync replica (acks=all) and is idempotent, so its
+ * Publishes the outbound events (docs/contracts.md), keyed by the poster so one participant's posts and
+ * retractions stay in order on one partition. The producer waits for every in-sync replica (acks=all) and is idempotent, so its
  * own retries never duplicate; every wait is bounded, so a send fails within {@link #WORST_CASE_MS} when the
  * broker is away instead of holding the request.
  */
@@ -54,7 +54,7 @@ public final class EventPublisher {
   }
 
   /** Completes once the broker acknowledged the event on all in-sync replicas. */
-  public Future<Void> publish(OutboundPostedEvent event) {
+  public Future<Void> publish(OutboundEvent event) {
     KafkaProducerRecord<String, String> record = KafkaProducerRecord.create(topic,
         Long.toString(event.participantId()), event.toJson().encode());
     return StoreTimers.time(() -> producer.send(record), produceOk, produceError)

@@ -9,7 +9,7 @@ import java.util.Map;
 /** Everything outbound reads from its environment (docs/contracts.md), parsed once at start. */
 public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
                              CassandraConfig cassandra, String kafkaBootstrapServers, String kafkaTopic,
-                             String socialGraphUrl) {
+                             String socialGraphUrl, Duration reconcileAfter) {
 
   public static OutboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -22,6 +22,8 @@ public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGra
         CassandraConfig.fromEnv(e),
         e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
         e.string("KAFKA_TOPIC", "outbound-posted"),
-        e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"));
+        e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),
+        // longer than any request lives (a publish's worst case and the cancellation after it)
+        Duration.ofSeconds(e.integer("OUTBOUND_RECONCILE_AFTER_SECONDS", 60, 30, 86400)));
   }
 }

@@ -1,6 +1,7 @@
 package newsfeed.outbound;
 
 import newsfeed.common.errors.Causes;
+import newsfeed.common.events.OutboundRetractedEvent;
 import newsfeed.common.events.TimeUuids;
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.FeedPage;
@@ -31,7 +32,8 @@ import java.util.List;
  * `POST /participant/:id/outbound` (JSON or form): store the post in Cassandra, then publish its event; 200 with
  * the post only after both. A 503 means the post exists nowhere, now or later (see README.md, "Outcomes of a
  * post"): a write whose answer was lost, or a post whose event could not be published, is cancelled with a
- * tombstone written after it. With an `Idempotency-Key` a retry gets the post of the first request back, never a
+ * tombstone written after it, and a failed publish is followed by a retraction ({@link Retractions}) in case the
+ * event reached the broker after all. With an `Idempotency-Key` a retry gets the post of the first request back, never a
  * second one ({@link PostClaims}).
  * `GET /participant/:id/outbound?limit=&cursor=`: the participant's own posts, newest first, as a plain JSON array
  * of {from,occurred,subject,story}; `X-Next-Cursor` is set when there is a next page.
@@ -48,8 +50,10 @@ public final class OutboundHandler {
 
   private final Vertx vertx;
   private final OutboundRepository repository;
+  private final PendingPosts pending;
   private final PostClaims claims;
   private final EventPublisher publisher;
+  private final Retractions retractions;
   private final ParticipantClient participants;
   private final OperationTimer post;
   private final OperationTimer load;
@@ -57,12 +61,15 @@ public final class OutboundHandler {
   private final Counter cancelledLate;
   private final Counter abandoned;
 
-  public OutboundHandler(Vertx vertx, OutboundRepository repository, PostClaims claims, EventPublisher publisher,
-                         ParticipantClient participants, MeterRegistry registry) {
+  public OutboundHandler(Vertx vertx, OutboundRepository repository, PendingPosts pending, PostClaims claims,
+                         EventPublisher publisher, Retractions retractions, ParticipantClient participants,
+                         MeterRegistry registry) {
     this.vertx = vertx;
     this.repository = repository;
+    this.pending = pending;
     this.claims = claims;
     this.publisher = publisher;
+    this.retractions = retractions;
     this.participants = participants;
     this.post = new OperationTimer(registry, "outbound", "post");
     this.load = new OperationTimer(registry, "outbound", "load");
@@ -132,20 +139,32 @@ public final class OutboundHandler {
         });
   }
 
-  // the row is written at write timestamp micros and the event published; else the row is cancelled again
+  /**
+   * The post's pending entry, then its row at write timestamp micros, then its event; the entry goes once Kafka has
+   * the event (a process dying before that leaves it to the {@link Reconciler}). A failed write cancels the row
+   * again; a failed publish also retracts the event (at the tombstone's timestamp) in case it reached the broker.
+   */
   private Future<Void> store(OutboundItem item, long micros) {
-    return repository.insert(item, micros)
-        .recover(err -> cancel(item, micros, err, "cassandra").transform(ar -> Future.failedFuture(
-            StoreFailure.wrap(err, "cassandra"))))
-        .compose(v -> publisher.publish(item.event()).recover(err -> cancel(item, micros, err, "kafka")
-            .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "kafka")))));
+    PendingPosts.Entry entry = PendingPosts.of(item, micros);
+    return pending.add(entry).recover(err -> Future.failedFuture(StoreFailure.wrap(err, "cassandra")))
+        .compose(v -> repository.insert(item, micros).recover(err -> cancel(item, micros, err, "cassandra")
+            .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "cassandra")))))
+        .compose(v -> publisher.publish(item.event(micros)).recover(err -> {
+          retractions.retract(new OutboundRetractedEvent(item.occurred(), item.participantId(), micros + 1));
+          return cancel(item, micros, err, "kafka")
+              .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "kafka")));
+        }))
+        // not waited for: an entry left behind only makes the reconciler publish the event once more
+        .onSuccess(v -> pending.remove(entry).onFailure(err -> LOG.debug("pending entry of {}/{} kept: {}",
+            item.participantId(), item.occurred(), err.toString())));
   }
 
   /**
    * The post failed, so its row must not stay or appear later: a tombstone one microsecond after the write
    * shadows it, also when the write reached Cassandra but its answer was lost. Not needed when the driver never
-   * sent the write. Retried a few times within the request, then in the background; if Cassandra stays away
-   * that long the row may be left without fan-out, which is logged with its key and counted for an operator.
+   * sent the write. Retried a few times within the request, then in the background (a late cancellation also
+   * retracts the event: the reconciler may have published it meanwhile); if Cassandra stays away that long the row
+   * may be left without fan-out, which is logged with its key and counted for an operator.
    */
   private Future<Void> cancel(OutboundItem item, long micros, Throwable cause, String failedStore) {
     if (neverSent(cause)) {
@@ -159,7 +178,10 @@ public final class OutboundHandler {
           LOG.error("post {}/{} not cancelled yet ({}), retrying in the background", item.participantId(),
               item.occurred(), err.toString());
           vertx.setTimer(LATE_CANCEL_EVERY_MS, t -> deleteWithRetry(item, micros + 1, 1, LATE_CANCEL_ATTEMPTS,
-              LATE_CANCEL_EVERY_MS).onSuccess(v -> cancelledLate.increment()).onFailure(late -> {
+              LATE_CANCEL_EVERY_MS).onSuccess(v -> {
+                cancelledLate.increment();
+                retractions.retract(new OutboundRetractedEvent(item.occurred(), item.participantId(), micros + 1));
+              }).onFailure(late -> {
                 abandoned.increment();
                 LOG.error("post {}/{} may be stored without fan-out: its cancellation failed for good: {}",
                     item.participantId(), item.occurred(), late.toString());

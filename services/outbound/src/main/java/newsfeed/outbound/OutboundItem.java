@@ -40,4 +40,9 @@ public record OutboundItem(long participantId, UUID occurred, String givenOccurr
     return new OutboundPostedEvent(occurred, participantId, subject, story, TimeUuids.unixMillis(occurred),
         givenOccurred);
   }
+
+  /** The event of this post as written at write timestamp {@code micros}. */
+  public OutboundPostedEvent event(long micros) {
+    return event().writtenAt(micros);
+  }
 }

@@ -28,6 +28,7 @@ public final class OutboundRepository {
   private final LazyStatement delete;
   private final LazyStatement firstPage;
   private final LazyStatement nextPage;
+  private final LazyStatement one;
   private final Timer executeOk;
   private final Timer executeError;
   private final Timer deleteOk;
@@ -43,6 +44,8 @@ public final class OutboundRepository {
     // occurred is the post's unique timeuuid, so it alone is the cursor
     this.nextPage = new LazyStatement(client,
         "SELECT " + COLUMNS + " FROM outbound WHERE participant_id = ? AND occurred < ? LIMIT ?");
+    this.one = new LazyStatement(client, "SELECT " + COLUMNS + ", WRITETIME(subject) AS written FROM outbound"
+        + " WHERE participant_id = ? AND occurred = ?");
     this.executeOk = StoreTimers.timer(registry, "cassandra", "execute", "success");
     this.executeError = StoreTimers.timer(registry, "cassandra", "execute", "error");
     this.deleteOk = StoreTimers.timer(registry, "cassandra", "delete", "success");
@@ -79,6 +82,18 @@ public final class OutboundRepository {
         : nextPage.get().map(ps -> ps.bind(participantId, before, limit));
     return StoreTimers.time(() -> statement.compose(st -> Rows.all(client, st.setConsistencyLevel(CONSISTENCY),
         OutboundRepository::toItem)), queryOk, queryError);
+  }
+
+  /** One post as stored, with the write timestamp of its row; null when there is none (never written, cancelled). */
+  public Future<Stored> get(long participantId, UUID occurred) {
+    return StoreTimers.time(() -> one.get().compose(ps -> Rows.all(client,
+        ps.bind(participantId, occurred).setConsistencyLevel(CONSISTENCY),
+        row -> new Stored(toItem(row), row.getLong("written")))), queryOk, queryError)
+        .map(rows -> rows.isEmpty() ? null : rows.get(0));
+  }
+
+  /** A post and the write timestamp of its row. */
+  public record Stored(OutboundItem item, long writtenMicros) {
   }
 
   /** Readiness: the cluster answers a trivial query. */

@@ -13,6 +13,9 @@ import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.HttpBootstrap.Check;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.util.List;
 
 /**
@@ -20,12 +23,15 @@ import java.util.List;
  * connect lazily, so the service starts (and answers 503) while a store is still coming up.
  */
 public final class OutboundVerticle extends VerticleBase {
+  private static final Logger LOG = LoggerFactory.getLogger(OutboundVerticle.class);
   /** Ids known to exist, remembered so a post asks social-graph only for a poster it has not seen (~8 MB). */
   static final int KNOWN_PARTICIPANTS = 100_000;
   private final OutboundConfig config;
   private final PrometheusMeterRegistry registry;
   private CassandraClient cassandra;
   private EventPublisher publisher;
+  private Retractions retractions;
+  private Reconciler reconciler;
   private WebClient web;
   private HttpServer server;
 
@@ -41,8 +47,11 @@ public final class OutboundVerticle extends VerticleBase {
     publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
     web = HttpBootstrap.webClient(vertx, "newsfeed-outbound", 16);
     ParticipantClient participants = new ParticipantClient(web, config.socialGraphUrl(), KNOWN_PARTICIPANTS);
-    OutboundHandler outbound = new OutboundHandler(vertx, repository,
-        new PostClaims(cassandra, registry), publisher, participants, registry);
+    retractions = new Retractions(vertx, publisher, registry);
+    PendingPosts pending = new PendingPosts(cassandra, registry);
+    reconciler = new Reconciler(vertx, pending, repository, publisher, config.reconcileAfter(), registry);
+    OutboundHandler outbound = new OutboundHandler(vertx, repository, pending,
+        new PostClaims(cassandra, registry), publisher, retractions, participants, registry);
 
     // ready without Kafka: reads need none, and a post then answers 503 itself (JSON, nothing kept)
     Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("cassandra", repository::ping)),
@@ -55,13 +64,25 @@ public final class OutboundVerticle extends VerticleBase {
 
     return HttpBootstrap.serve(vertx,
         HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()), router)
-        .onSuccess(s -> server = s);
+        .onSuccess(s -> {
+          server = s;
+          reconciler.start();
+        });
   }
 
   /** Stop taking requests and drain them, send what the producer still buffers, then close Cassandra. */
   @Override
   public Future<?> stop() {
+    if (reconciler != null) {
+      reconciler.stop();
+    }
     return HttpBootstrap.drain(server, config.shutdownGrace())
+        .andThen(ar -> {
+          if (retractions != null && retractions.pending() > 0) {
+            LOG.error("stopping with {} retractions of failed posts not yet published: those posts may stay visible",
+                retractions.pending());
+          }
+        })
         .transform(ar -> publisher == null ? Future.succeededFuture() : publisher.close())
         .transform(ar -> cassandra == null ? Future.succeededFuture() : cassandra.close())
         .transform(ar -> HttpBootstrap.close(web));

@@ -86,16 +86,20 @@ class OutboundServiceIT {
     port = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
   }
 
-  /** Deploys an outbound verticle on a free port with these stores; returns the port. */
+  /**
+   * Deploys an outbound verticle on a free port with these stores; returns the port. Its reconciler waits an hour:
+   * only the reconciler test's own instance settles pending posts, so no other publishes an event twice.
+   */
   private static int deploy(String cassandraContactPoints, String kafkaBootstrap) throws Exception {
-    return deploy(cassandraContactPoints, kafkaBootstrap, StackEnv.get("SOCIAL_GRAPH_URL"));
+    return deploy(cassandraContactPoints, kafkaBootstrap, StackEnv.get("SOCIAL_GRAPH_URL"), Duration.ofHours(1));
   }
 
-  private static int deploy(String cassandraContactPoints, String kafkaBootstrap, String socialGraphUrl)
+  private static int deploy(String cassandraContactPoints, String kafkaBootstrap, String socialGraphUrl,
+                            Duration reconcileAfter)
       throws Exception {
     int p = freePort();
     OutboundConfig config = new OutboundConfig("127.0.0.1", p, Duration.ofSeconds(5), 65536,
-        cassandraConfig(cassandraContactPoints), kafkaBootstrap, topic, socialGraphUrl);
+        cassandraConfig(cassandraContactPoints), kafkaBootstrap, topic, socialGraphUrl, reconcileAfter);
     lastDeployment = vertx.deployVerticle(new OutboundVerticle(config, ServiceMetrics.create("outbound"))).await();
     return p;
   }
@@ -140,8 +144,9 @@ class OutboundServiceIT {
     ConsumerRecord<String, String> record = eventsOf(poster, 1).get(0);
     assertEquals(Long.toString(poster), record.key(), "keyed by the poster");
     JsonObject event = new JsonObject(record.value());
-    assertEquals(Set.of("eventId", "participantId", "from", "occurred", "subject", "story", "postedAtMillis"),
-        event.fieldNames());
+    assertEquals(Set.of("type", "eventId", "participantId", "from", "occurred", "subject", "story", "postedAtMillis",
+        "writtenMicros"), event.fieldNames());
+    assertEquals("posted", event.getString("type"));
     assertEquals(poster, event.getLong("participantId"));
     assertEquals("/participant/" + poster, event.getString("from"));
     assertEquals(body.getString("occurred"), event.getString("occurred"));
@@ -149,11 +154,15 @@ class OutboundServiceIT {
     assertEquals("it's a 'story'; DROP TABLE outbound; --", event.getString("story"));
     UUID eventId = OutboundPostedEvent.parse(record.value()).eventId();
     assertEquals(1, eventId.version(), "eventId is a timeuuid");
+    assertEquals(TimeUuids.unixMicros(eventId), event.getLong("writtenMicros"), "written at the post's own time");
 
     List<Row> rows = cassandra.executeWithFullFetch(SimpleStatement.newInstance(
-        "SELECT occurred, subject, story FROM outbound WHERE participant_id = ?", poster)).await();
+        "SELECT occurred, subject, story, WRITETIME(subject) AS written FROM outbound WHERE participant_id = ?",
+        poster)).await();
     assertEquals(1, rows.size());
     assertEquals(eventId, rows.get(0).getUuid("occurred"), "the row's timeuuid is the eventId");
+    assertEquals(event.getLong("writtenMicros"), rows.get(0).getLong("written"),
+        "the event carries the row's write time");
     assertEquals("hello ünïcode ✓", rows.get(0).getString("subject"));
 
     JsonArray feed = feed(port, poster, "");
@@ -323,7 +332,7 @@ class OutboundServiceIT {
   @Test
   void withSocialGraphUnreachableAPostIsStillAccepted() throws Exception {
     int alone = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"),
-        "http://127.0.0.1:" + freePort());
+        "http://127.0.0.1:" + freePort(), Duration.ofHours(1));
     long poster = TestEvents.randomParticipantId();
     HttpResponse<Buffer> resp = post(alone, poster, new JsonObject().put("subject", "alone").put("story", "s"));
     assertEquals(200, resp.statusCode(), resp.bodyAsString());
@@ -390,6 +399,8 @@ class OutboundServiceIT {
     assertTrue(metrics.contains("newsfeed_store_client_seconds_count{operation=\"delete\",outcome=\"success\","
         + "service=\"outbound\",store=\"cassandra\"} 1\n"), "the row was written, then deleted: " + metrics);
     assertTrue(metrics.contains("newsfeed_events_total{event=\"failed\",service=\"outbound\"} 1.0"), metrics);
+    assertTrue(metrics.contains("newsfeed_outbound_retractions_pending{service=\"outbound\"} 1.0"),
+        "the event may have reached a broker: its retraction waits for Kafka: " + metrics);
     // reads need no Kafka, so the instance stays ready; the event path reports the broker
     HttpResponse<Buffer> ready = get(noKafka, "/health/ready");
     assertEquals(200, ready.statusCode(), ready.bodyAsString());
@@ -432,7 +443,11 @@ class OutboundServiceIT {
       // the first post prepares the statements and opens the connections through the relay
       assertEquals(200, post(behindRelay, poster, new JsonObject().put("subject", "first").put("story", "t"))
           .statusCode());
-      relay.holdAnswers();
+      // (and removed its pending entry: no answer of it is on its way any more)
+      long now = System.currentTimeMillis() / 60_000;
+      eventually(() -> pendingOf(poster, now - 1).size() + pendingOf(poster, now).size(), n -> n == 0);
+      // the post's pending entry is answered, the write of its row is not
+      relay.holdAnswersAfter(1);
       var answer = http.post(behindRelay, "127.0.0.1", "/participant/" + poster + "/outbound")
           .sendJsonObject(new JsonObject().put("subject", "answer lost").put("story", "t"));
       // Cassandra did the work: read past the relay, the row is there
@@ -451,6 +466,67 @@ class OutboundServiceIT {
     } finally {
       relay.stop();
     }
+  }
+
+  @Test
+  void aPostLeftWithoutItsEventIsPublishedByTheReconcilerAndOnlyIt() throws Exception {
+    long poster = socialGraph.createParticipant("poster");
+    long minute = System.currentTimeMillis() / 60_000 - 2;
+    // what a process that died between a row and its event leaves: the pending entry and the row
+    UUID orphan = pendingPost(poster, minute, "orphan", true);
+    // entries of posts that are not there: cancelled (a tombstone after the row), and never written
+    UUID cancelled = pendingPost(poster, minute, "cancelled", true);
+    cassandra.execute(SimpleStatement.newInstance("DELETE FROM outbound USING TIMESTAMP ? WHERE participant_id = ?"
+        + " AND occurred = ?", TimeUuids.unixMicros(cancelled) + 1, poster, cancelled)).await();
+    pendingPost(poster, minute, "never written", false);
+    // a post whose row a retry wrote again later: that retry's own entry publishes it, not this one
+    UUID retried = pendingPost(poster, minute, "retried", true);
+    cassandra.execute(SimpleStatement.newInstance("INSERT INTO outbound (participant_id, occurred, subject, story)"
+        + " VALUES (?, ?, 'retried', 'story') USING TIMESTAMP ?", poster, retried, TimeUuids.unixMicros(retried) + 2))
+        .await();
+
+    int reconciling = deploy(StackEnv.get("CASSANDRA_CONTACT_POINTS"), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"),
+        StackEnv.get("SOCIAL_GRAPH_URL"), Duration.ofSeconds(1));
+    eventually(() -> pendingOf(poster, minute), List::isEmpty);
+    List<ConsumerRecord<String, String>> published = eventsOf(poster, 1);
+    Thread.sleep(1_000);
+    assertEquals(1, eventsOf(poster, 1).size(), "only the orphan is published");
+    OutboundPostedEvent event = OutboundPostedEvent.parse(published.get(0).value());
+    assertEquals(orphan, event.eventId());
+    assertEquals("orphan", event.subject());
+    assertEquals(TimeUuids.unixMicros(orphan), event.writtenMicros(), "at the row's write time");
+    String metrics = get(reconciling, "/metrics").bodyAsString();
+    assertTrue(metrics.contains("newsfeed_outbound_reconciled_total{outcome=\"published\",service=\"outbound\"} 1.0"),
+        metrics);
+    assertTrue(metrics.contains("newsfeed_outbound_reconciled_total{outcome=\"gone\",service=\"outbound\"} 3.0"),
+        metrics);
+
+    // a post acknowledged normally leaves no entry behind
+    assertEquals(200, post(reconciling, poster, new JsonObject().put("subject", "normal").put("story", "s"))
+        .statusCode());
+    long now = System.currentTimeMillis() / 60_000;
+    eventually(() -> pendingOf(poster, now - 1).size() + pendingOf(poster, now).size(), n -> n == 0);
+  }
+
+  /** A pending entry of a new post of the poster in that minute, and its row when {@code written}. */
+  private static UUID pendingPost(long poster, long minute, String subject, boolean written) {
+    UUID occurred = com.datastax.oss.driver.api.core.uuid.Uuids.timeBased();
+    long micros = TimeUuids.unixMicros(occurred);
+    cassandra.execute(SimpleStatement.newInstance("INSERT INTO outbound_pending (minute, shard, occurred,"
+        + " participant_id, written) VALUES (?, ?, ?, ?, ?)", minute, (int) (poster % PendingPosts.SHARDS), occurred,
+        poster, micros)).await();
+    if (written) {
+      cassandra.execute(SimpleStatement.newInstance("INSERT INTO outbound (participant_id, occurred, subject, story)"
+          + " VALUES (?, ?, ?, 'story') USING TIMESTAMP ?", poster, occurred, subject, micros)).await();
+    }
+    return occurred;
+  }
+
+  /** The pending entries of the poster in that minute. */
+  private static List<UUID> pendingOf(long poster, long minute) {
+    return cassandra.executeWithFullFetch(SimpleStatement.newInstance("SELECT occurred, participant_id FROM"
+        + " outbound_pending WHERE minute = ? AND shard = ?", minute, (int) (poster % PendingPosts.SHARDS))).await()
+        .stream().filter(r -> r.getLong("participant_id") == poster).map(r -> r.getUuid("occurred")).toList();
   }
 
   @Test

@@ -2,6 +2,7 @@ package newsfeed.search;
 
 import newsfeed.common.model.Links;
 import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.OutboundRetractedEvent;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -24,7 +25,8 @@ import java.util.Set;
 
 /**
  * The Solr collection `outbound` over its HTTP JSON API (schema: charts/newsfeed/files/schema/solr/conf).
- * One document per post, id = eventId, so indexing a redelivered event replaces the same document.
+ * One document per post, id = eventId, so indexing a redelivered event replaces the same document; its field
+ * written (the event's write timestamp) orders a post, its retraction and a retry of it, whatever order they come in.
  */
 public final class SolrIndex {
   /** Solr makes indexed documents searchable within this many ms (the configset soft-commits every second too). */
@@ -57,17 +59,40 @@ public final class SolrIndex {
           .put("from", Links.participant(e.participantId()))
           .put("occurred", e.occurred().toString())
           .put("subject", e.subject())
-          .put("story", e.story());
+          .put("story", e.story())
+          .put("written", e.writtenMicros());
       if (e.givenOccurred() != null) {
         doc.put("occurred_text", e.givenOccurred());   // shown as given; occurred (the server's time) sorts
       }
       docs.add(doc);
     }
-    return StoreTimers.time(() -> web.postAbs(coreUrl + "/update")
+    return update(docs);
+  }
+
+  /**
+   * Deletes the documents the retractions cancel, each one by id at the retraction's write timestamp: Solr keeps a
+   * tombstone there (solrconfig.xml), so the post it cancels stays out if it is indexed later, and a later post of the
+   * same id (a retry that made the post after all) stays in. Idempotent.
+   */
+  public Future<Void> retract(List<OutboundRetractedEvent> events) {
+    List<Future<Void>> deletes = new ArrayList<>(events.size());
+    for (OutboundRetractedEvent e : events) {
+      deletes.add(update(new JsonObject().put("delete", new JsonObject().put("id", e.eventId().toString())),
+          "written", Long.toString(e.writtenMicros())));
+    }
+    return Future.all(deletes).mapEmpty();
+  }
+
+  // an update request; params: name, value, ... (a retraction's version)
+  private Future<Void> update(Object commands, String... params) {
+    HttpRequest<Buffer> req = web.postAbs(coreUrl + "/update")
         .addQueryParam("commitWithin", Integer.toString(COMMIT_WITHIN_MS))
         .addQueryParam("wt", "json")
-        .timeout(TIMEOUT_MS)
-        .sendJson(docs)
+        .timeout(TIMEOUT_MS);
+    for (int i = 0; i + 1 < params.length; i += 2) {
+      req.addQueryParam(params[i], params[i + 1]);
+    }
+    return StoreTimers.time(() -> req.sendJson(commands)
         .compose(SolrIndex::expectOk), indexOk, indexError)
         .mapEmpty();
   }

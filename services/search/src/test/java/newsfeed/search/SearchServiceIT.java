@@ -1,5 +1,7 @@
 package newsfeed.search;
 
+import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.events.OutboundRetractedEvent;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 
@@ -116,6 +118,43 @@ class SearchServiceIT {
         metrics);
     assertTrue(metrics.contains("newsfeed_http_server_requests_seconds_count{method=\"GET\",route=\"/outbound\","),
         metrics);
+  }
+
+  @Test
+  void aRetractedPostIsNoLongerFoundInWhateverOrderAndARetryWrittenLaterIs() throws Exception {
+    String word = TestEvents.uniqueWord();
+    long poster = TestEvents.randomParticipantId();
+    OutboundPostedEvent post = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "retracted " + word, "t",
+        System.currentTimeMillis());
+    events.publish(topic, post);
+    eventually(() -> subjects(word), s -> s.equals(List.of("retracted " + word)));
+    // its client was answered 503: the retraction removes it; a replay of the post after it changes nothing
+    events.publish(topic, new OutboundRetractedEvent(post.eventId(), poster, post.writtenMicros() + 1));
+    events.publish(topic, post);
+    // the retraction before the post it cancels (with a post in the same run of the batch): never found
+    OutboundPostedEvent early = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "never " + word, "t",
+        System.currentTimeMillis());
+    events.publish(topic, new OutboundRetractedEvent(early.eventId(), poster, early.writtenMicros() + 1));
+    events.publish(topic, early);
+    events.publish(topic, new OutboundPostedEvent(TestEvents.timeUuid(), poster, "marker " + word, "m",
+        System.currentTimeMillis()));
+    eventually(() -> subjects(word), s -> s.equals(List.of("marker " + word)));
+    // a retry with the same Idempotency-Key made the post after all: written after the retraction, it is found
+    events.publish(topic, post.writtenAt(post.writtenMicros() + 2));
+    eventually(() -> subjects(word), s -> s.equals(List.of("marker " + word, "retracted " + word)));
+    // a late retraction of the first attempt (its publisher was away meanwhile) leaves the retry's document
+    events.publish(topic, new OutboundRetractedEvent(post.eventId(), poster, post.writtenMicros() + 1));
+    events.publish(topic, new OutboundPostedEvent(TestEvents.timeUuid(), poster, "last " + word, "m",
+        System.currentTimeMillis()));
+    assertEquals(List.of("last " + word, "marker " + word, "retracted " + word),
+        eventually(() -> subjects(word), s -> s.size() == 3));
+    assertTrue(get("/metrics").bodyAsString()
+        .contains("newsfeed_events_total{event=\"retracted\",service=\"search\"} 3.0"));
+  }
+
+  private static List<String> subjects(String word) {
+    JsonArray posts = get("/outbound?posts=true&keywords=" + word).bodyAsJsonArray();
+    return posts.stream().map(o -> ((JsonObject) o).getString("subject")).toList();
   }
 
   @Test

@@ -1,6 +1,5 @@
 package newsfeed.common.events;
 
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import newsfeed.common.model.Links;
 import newsfeed.common.model.Occurred;
@@ -12,13 +11,28 @@ import java.util.UUID;
  * The "outbound posted" Kafka event (docs/contracts.md). eventId is the timeuuid of the outbound row and
  * becomes the clustering key of every inbound row, so a redelivered event overwrites instead of duplicating.
  * givenOccurred is the `occurred` the poster gave ({@link Occurred}), null when the server's time applies.
+ * writtenMicros is the outbound row's write timestamp: the post's own time, later for a retry that made the post
+ * again after a failed attempt ({@link OutboundRetractedEvent}).
  */
 public record OutboundPostedEvent(UUID eventId, long participantId, String subject, String story,
-                                  long postedAtMillis, String givenOccurred) {
+                                  long postedAtMillis, String givenOccurred, long writtenMicros)
+    implements OutboundEvent {
+  static final String TYPE_POSTED = "posted";
 
-  /** An event of a post without a client's `occurred`. */
+  /** An event written at the post's own time. */
+  public OutboundPostedEvent(UUID eventId, long participantId, String subject, String story, long postedAtMillis,
+                             String givenOccurred) {
+    this(eventId, participantId, subject, story, postedAtMillis, givenOccurred, TimeUuids.unixMicros(eventId));
+  }
+
+  /** An event of a post without a client's `occurred`, written at the post's own time. */
   public OutboundPostedEvent(UUID eventId, long participantId, String subject, String story, long postedAtMillis) {
     this(eventId, participantId, subject, story, postedAtMillis, null);
+  }
+
+  /** The same post, written at {@code micros}. */
+  public OutboundPostedEvent writtenAt(long micros) {
+    return new OutboundPostedEvent(eventId, participantId, subject, story, postedAtMillis, givenOccurred, micros);
   }
 
   /** When the post happened on the server: the time of its timeuuid, which orders every feed. */
@@ -31,39 +45,28 @@ public record OutboundPostedEvent(UUID eventId, long participantId, String subje
     return givenOccurred != null ? givenOccurred : occurred().toString();
   }
 
-  /** The event value as outbound publishes it (docs/contracts.md). */
+  @Override
   public JsonObject toJson() {
-    return new JsonObject().put("eventId", eventId.toString()).put("participantId", participantId)
-        .put("from", Links.participant(participantId)).put("occurred", occurredText())
-        .put("subject", subject).put("story", story).put("postedAtMillis", postedAtMillis);
+    return new JsonObject().put(TYPE, TYPE_POSTED).put("eventId", eventId.toString())
+        .put("participantId", participantId).put("from", Links.participant(participantId))
+        .put("occurred", occurredText()).put("subject", subject).put("story", story)
+        .put("postedAtMillis", postedAtMillis).put("writtenMicros", writtenMicros);
   }
 
-  /** Parses and validates one event value; throws {@link MalformedEventException} for anything unusable. */
+  /** Parses a posted event; throws {@link MalformedEventException} for anything unusable, another type included. */
   public static OutboundPostedEvent parse(String value) {
-    if (value == null) {
-      throw new MalformedEventException("empty event");
+    if (OutboundEvent.parse(value) instanceof OutboundPostedEvent posted) {
+      return posted;
     }
-    JsonObject json;
-    try {
-      json = new JsonObject(value);
-    } catch (DecodeException | ClassCastException e) {
-      throw new MalformedEventException("event is not a JSON object");
-    }
-    UUID eventId;
-    try {
-      eventId = UUID.fromString(requiredString(json, "eventId"));
-    } catch (IllegalArgumentException e) {
-      throw new MalformedEventException("eventId is not a UUID");
-    }
-    if (eventId.version() != 1) {
-      throw new MalformedEventException("eventId is not a timeuuid");
-    }
-    long participantId = requiredLong(json, "participantId");
-    if (participantId <= 0) {
-      throw new MalformedEventException("participantId must be positive");
-    }
-    return new OutboundPostedEvent(eventId, participantId, optionalString(json, "subject"),
-        optionalString(json, "story"), requiredLong(json, "postedAtMillis"), givenOccurred(json, eventId));
+    throw new MalformedEventException("not a posted event");
+  }
+
+  static OutboundPostedEvent fromJson(JsonObject json) {
+    UUID eventId = EventFields.eventId(json);
+    return new OutboundPostedEvent(eventId, EventFields.participantId(json),
+        EventFields.optionalString(json, "subject"), EventFields.optionalString(json, "story"),
+        EventFields.requiredLong(json, "postedAtMillis"), givenOccurred(json, eventId),
+        EventFields.writtenMicros(json, eventId));
   }
 
   /**
@@ -77,36 +80,5 @@ public record OutboundPostedEvent(UUID eventId, long participantId, String subje
       return null;
     }
     return s;
-  }
-
-  private static String requiredString(JsonObject json, String field) {
-    Object v = json.getValue(field);
-    if (!(v instanceof String s) || s.isEmpty()) {
-      throw new MalformedEventException(field + " is missing");
-    }
-    return s;
-  }
-
-  private static String optionalString(JsonObject json, String field) {
-    Object v = json.getValue(field);
-    if (v != null && !(v instanceof String)) {
-      throw new MalformedEventException(field + " is not a string");
-    }
-    return v == null ? "" : (String) v;
-  }
-
-  private static long requiredLong(JsonObject json, String field) {
-    Object v = json.getValue(field);
-    if (!(v instanceof Number n) || n.doubleValue() != Math.rint(n.doubleValue())) {
-      throw new MalformedEventException(field + " is not an integer");
-    }
-    return n.longValue();
-  }
-
-  /** An event that can never be processed (bad JSON, missing fields): retrying would block its partition forever. */
-  public static final class MalformedEventException extends RuntimeException {
-    public MalformedEventException(String message) {
-      super(message, null, false, false);
-    }
   }
 }

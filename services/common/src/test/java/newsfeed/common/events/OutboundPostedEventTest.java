@@ -23,6 +23,32 @@ class OutboundPostedEventTest {
     assertEquals("t", e.story());
     assertEquals(1704067200000L, e.postedAtMillis());
     assertEquals(Instant.parse("2024-01-01T00:00:00Z"), e.occurred());
+    assertEquals(TimeUuids.unixMicros(UUID.fromString(TIMEUUID)), e.writtenMicros(),
+        "an event without writtenMicros was written at the post's own time");
+  }
+
+  @Test
+  void readsBackWhatIsPublished() {
+    OutboundPostedEvent posted = new OutboundPostedEvent(UUID.fromString(TIMEUUID), 42, "s", "t", 1704067200000L,
+        "2023-12-31").writtenAt(1704067200000123L);
+    assertEquals(posted, OutboundEvent.parse(posted.toJson().encode()));
+    assertEquals("posted", posted.toJson().getString("type"));
+    OutboundRetractedEvent retracted = new OutboundRetractedEvent(UUID.fromString(TIMEUUID), 42, 1704067200000001L);
+    assertEquals(retracted, OutboundEvent.parse(retracted.toJson().encode()));
+    assertThrows(OutboundEvent.MalformedEventException.class,
+        () -> OutboundPostedEvent.parse(retracted.toJson().encode()), "a retraction is not a post");
+  }
+
+  @Test
+  void rejectsUnusableRetractionsAndTypes() {
+    assertThrows(OutboundEvent.MalformedEventException.class, () -> OutboundEvent.parse(
+        "{\"type\":\"retracted\",\"eventId\":\"" + TIMEUUID + "\",\"participantId\":42}"));
+    assertThrows(OutboundEvent.MalformedEventException.class, () -> OutboundEvent.parse(
+        "{\"type\":\"retracted\",\"eventId\":\"" + TIMEUUID + "\",\"participantId\":42,\"writtenMicros\":\"1\"}"));
+    assertThrows(OutboundEvent.MalformedEventException.class, () -> OutboundEvent.parse(
+        "{\"type\":\"edited\",\"eventId\":\"" + TIMEUUID + "\",\"participantId\":42,\"postedAtMillis\":1}"));
+    assertThrows(OutboundEvent.MalformedEventException.class, () -> OutboundEvent.parse(
+        "{\"type\":7,\"eventId\":\"" + TIMEUUID + "\",\"participantId\":42,\"postedAtMillis\":1}"));
   }
 
   @Test

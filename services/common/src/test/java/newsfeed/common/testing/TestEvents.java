@@ -8,6 +8,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import newsfeed.common.events.OutboundEvent;
 import newsfeed.common.kafka.EventConsumerConfig;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -79,6 +80,11 @@ public final class TestEvents implements AutoCloseable {
   /** Publishes one "outbound posted" event, keyed by the poster like outbound does, and waits for the ack. */
   public void publish(String topic, UUID eventId, long participantId, String subject, String story) throws Exception {
     publishRaw(topic, Long.toString(participantId), json(eventId, participantId, subject, story).encode());
+  }
+
+  /** Publishes an event as outbound does (keyed by the poster) and waits for the ack. */
+  public void publish(String topic, OutboundEvent event) throws Exception {
+    publishRaw(topic, Long.toString(event.participantId()), event.toJson().encode());
   }
 
   public void publishRaw(String topic, String key, String value) throws Exception {
