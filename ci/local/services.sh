@@ -16,7 +16,8 @@
 #             (docs/reliability.md, "Poison events"): list prints one JSON object per dead-lettered record
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/services), NEWSFEED_PORT_OFFSET,
 #   NEWSFEED_STACK_ENV (default $NEWSFEED_RUN/stack.env: the stores' endpoints), SERVICE_INSTANCES (e.g.
-#   "outbound=2 inbound=3"; default 1 each, at most 9), SERVICE_JAVA_OPTS (JVM flags of every instance).
+#   "outbound=2 inbound=3"; default 1 each, at most 9), SERVICE_JAVA_OPTS (JVM flags of every instance),
+#   SERVICE_ENV (NAME=VALUE pairs, space-separated, added to every instance's environment: docs/contracts.md).
 # Instance i of a service listens on its port of docs/contracts.md + 10*(i-1) (+ the offset).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -120,6 +121,8 @@ start_instance() {
     envs+=("SOCIAL_GRAPH_URL=http://127.0.0.1:$(base_port social-graph)")
   fi
   envs+=("PATH=$PATH" "HOME=$HOME" "LOG_LEVEL=${LOG_LEVEL:-INFO}")
+  local extra
+  for extra in ${SERVICE_ENV:-}; do envs+=("$extra"); done
   setsid env -i "${envs[@]}" java "${JAVA_OPTS[@]}" -jar "$jar" >> "$logf" 2>&1 < /dev/null &
   local pid=$!
   local start; start=$(proc_start_time "$pid") || die "$inst exited at once: $(tail -n 20 "$logf")"
@@ -225,5 +228,5 @@ case ${1:-} in
     mapfile -t envs < <(grep -E '^[A-Z_]+=' "$ENV_FILE")
     # a short-lived JVM beside the instances: a small heap, the service's own jar and environment
     env -i "${envs[@]}" "PATH=$PATH" "HOME=$HOME" java -Xmx128m -jar "$(jar_of "$2")" dead-letters "${3:-}" ;;
-  *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -7,7 +7,8 @@ Usage:
                                                dropped: kafka-answers-lost | kafka-blackhole |
                                                cassandra-answers-lost | cassandra-blackhole; paused most of
                                                the time: cassandra-slow; an instance killed with -9: inbound-2 |
-                                               outbound-1 | search-1 | social-graph-1): prints `ok - ...` /
+                                               outbound-1 | search-1 | social-graph-1, or with its requests
+                                               waiting on a store: outbound-1-mid-post): prints `ok - ...` /
                                                `FAIL - ...` lines
   probe.py recover FAULT GRAPH.json OUT_DIR --since EPOCH [--timeout 120]
                                                after the store (or instance) was started again at EPOCH:
@@ -167,8 +168,9 @@ class Probe:
         store = self.fault
         for suffix in ("-kill9", "-answers-lost", "-blackhole"):
             store = store.removesuffix(suffix)
-        if self.fault in self.instances:
-            self.instance_down(read_outbound, read_inbound, search)
+        killed = self.fault.removesuffix("-mid-post")   # an instance killed while its requests wait on a store
+        if killed in self.instances:
+            self.instance_down(killed, read_outbound, read_inbound, search)
         elif store == "cassandra-slow":
             self.slow_store(read_outbound, read_inbound)
         elif store == "kafka":
@@ -237,9 +239,8 @@ class Probe:
             self.always(f"down: {inst} /health/ready still 200",
                         self.status_is("GET", f"{self.instances[inst]}/health/ready", 200))
 
-    def instance_down(self, read_outbound, read_inbound, search):
+    def instance_down(self, killed, read_outbound, read_inbound, search):
         """An instance killed with -9: it is gone, the rest answers what does not need it."""
-        killed = self.fault
         service = killed.rsplit("-", 1)[0]
         self.live_all(skip=(killed,))
         self.always(f"down: {killed} gone (no answer)", self.gone(self.instances[killed]))
