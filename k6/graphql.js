@@ -16,9 +16,8 @@ import { send, sendAll } from './lib/api.js';
 import { gql, dataOf } from './lib/graphql.js';
 import { shape, newestFirst } from './lib/shapes.js';
 import { Rng } from './lib/random.js';
-import { baseOptions } from './lib/options.js';
 import { socialSettings, GRAPHQL_SHARES } from './lib/profiles.js';
-import { openLoop, friendPairs } from './lib/workload.js';
+import { openLoopOptions, friendPairs, iterationRng, posterOf } from './lib/workload.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -32,14 +31,7 @@ const EXEC = {
   search: 'search',
 };
 
-const { scenarios, thresholds } = openLoop(S, EXEC);
-
-export const options = baseOptions({
-  scenarios,
-  thresholds,
-  batch: S.setupBatch,
-  batchPerHost: S.setupBatch,
-});
+export const options = openLoopOptions(S, EXEC);
 
 // edge answers the first page of a feed, as a classic client's plain GET gets it
 const FIRST_PAGE = 20;
@@ -83,10 +75,6 @@ export function setup() {
 
 // ---- scenarios; an iteration's data comes from (SEED, scenario, iteration number) ----
 
-function iterationRng() {
-  return Rng.of(SEED, exec.scenario.name, exec.scenario.iterationInTest);
-}
-
 // the name of every participant of the run by id, built once per VU
 let nameOf;
 function names(data) {
@@ -98,11 +86,9 @@ const ok = (r) => r.status === 200;
 const today = () => new Date().toISOString().slice(0, 10);   // the classic client's `occurred`: a day
 
 export function postOutbound(data) {
-  const iter = exec.scenario.iterationInTest;
-  const n = data.ids.length;
-  if (S.postsPerUser > 0 && iter >= n * S.postsPerUser) return;
   const rng = iterationRng();
-  const poster = S.postsPerUser > 0 ? data.ids[iter % n] : rng.pick(data.ids);
+  const poster = posterOf(S, data.ids, rng);
+  if (poster === undefined) return;
   const res = send(gql.createOutbound(poster, today(), rng.words(S.subjectWords), rng.words(S.storyWords)));
   const answer = dataOf(res);
   check(res, {

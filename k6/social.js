@@ -7,9 +7,8 @@ import { SEED } from './lib/config.js';
 import { req, send, sendAll, json, link, idOf } from './lib/api.js';
 import { shape, newestFirst } from './lib/shapes.js';
 import { Rng } from './lib/random.js';
-import { baseOptions } from './lib/options.js';
 import { socialSettings } from './lib/profiles.js';
-import { openLoop, friendPairs } from './lib/workload.js';
+import { openLoopOptions, friendPairs, iterationRng, posterOf } from './lib/workload.js';
 
 export { handleSummary } from './lib/summary.js';
 
@@ -22,14 +21,7 @@ const EXEC = {
   search: 'search',
 };
 
-const { scenarios, thresholds } = openLoop(S, EXEC);
-
-export const options = baseOptions({
-  scenarios,
-  thresholds,
-  batch: S.setupBatch,
-  batchPerHost: S.setupBatch,
-});
+export const options = openLoopOptions(S, EXEC);
 
 // ---- setup: participants and friendships, the same for the same SEED and settings ----
 
@@ -66,18 +58,12 @@ export function setup() {
 
 // ---- scenarios; an iteration's data comes from (SEED, scenario, iteration number) ----
 
-function iterationRng() {
-  return Rng.of(SEED, exec.scenario.name, exec.scenario.iterationInTest);
-}
-
 const ok = (r) => r.status === 200;
 
 export function postOutbound(data) {
-  const iter = exec.scenario.iterationInTest;
-  const n = data.ids.length;
-  if (S.postsPerUser > 0 && iter >= n * S.postsPerUser) return;
   const rng = iterationRng();
-  const poster = S.postsPerUser > 0 ? data.ids[iter % n] : rng.pick(data.ids);
+  const poster = posterOf(S, data.ids, rng);
+  if (poster === undefined) return;
   const subject = rng.words(S.subjectWords);
   const res = send(req.postOutbound(poster, subject, rng.words(S.storyWords)));
   const body = json(res);

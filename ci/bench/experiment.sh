@@ -63,11 +63,8 @@
 #   other services' counts).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
-
-log() { echo "[experiment $(date +%T)] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+# shellcheck source=ci/bench/experiment/runner.sh
+source ci/bench/experiment/runner.sh experiment
 
 ARGS=("$@")   # the command line, for the capacity table's reproduce commands
 MODE="" SERVICE="" REPLICAS="" SCENARIO="" RATE="" DURATION="" WARMUP="-" SETTLE=10 PAD="" THROUGHPUT=""
@@ -77,19 +74,15 @@ CPU_LIMIT="" HELM_SETS=()
 CAPACITY=false SLO_MS="" MAX_ERROR_RATIO=0.01 MAX_DROPPED=0.02 RESOLUTION=0.05 START_RATE=50 NEXT_FRACTION=0.75
 GROWTH=2 MAX_RATE=5000 MIN_RATE=1 MAX_STEPS=15 STEP=30s CAPACITY_OPTION=""
 while [ $# -gt 0 ]; do
+  if runner_option "$@"; then shift 2; continue; fi
   case $1 in
     --mode) MODE=$2; shift 2 ;;
     --service) SERVICE=$2; shift 2 ;;
     --replicas) REPLICAS=$2; shift 2 ;;
-    --scenario) SCENARIO=$2; shift 2 ;;
-    --rate) RATE=$2; shift 2 ;;
-    --duration) DURATION=$2; shift 2 ;;
-    --env) K6_ENV+=("$2"); shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --settle) SETTLE=$2; shift 2 ;;
     --pad) PAD=$2; shift 2 ;;
     --throughput) THROUGHPUT=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
     --title) TITLE=$2; shift 2 ;;
     --no-chart) CHART_FLAG=(--no-chart); shift ;;
     --capacity) CAPACITY=true; shift ;;
@@ -104,9 +97,6 @@ while [ $# -gt 0 ]; do
     --min-rate) MIN_RATE=$2; CAPACITY_OPTION=$1; shift 2 ;;
     --max-steps) MAX_STEPS=$2; CAPACITY_OPTION=$1; shift 2 ;;
     --step) STEP=$2; CAPACITY_OPTION=$1; shift 2 ;;
-    --release) RELEASE=$2; shift 2 ;;
-    --namespace) NAMESPACE=$2; shift 2 ;;
-    --chart) CHART=$2; shift 2 ;;
     --values) VALUES_FILES+=("$2"); shift 2 ;;
     --key) SCALE_KEYS=$2; shift 2 ;;
     --cpu-limit) CPU_LIMIT=$2; shift 2 ;;

@@ -14,9 +14,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1800}
-NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-experiment-test.XXXXXX)
-export NEWSFEED_RUN
-chmod 755 "$NEWSFEED_RUN"   # PostgreSQL runs as the postgres user and must reach its data dir
+# shellcheck source=ci/tests/lib/run_dir.sh
+source ci/tests/lib/run_dir.sh
+suite_run_dir experiment-test
 OUT=$NEWSFEED_RUN/experiment
 REPLICAS="1 2"
 

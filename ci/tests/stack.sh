@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-500}
-NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-stack-test.XXXXXX)
-export NEWSFEED_RUN
-chmod 755 "$NEWSFEED_RUN"   # PostgreSQL runs as the postgres user and must reach its data dir
+# shellcheck source=ci/tests/lib/run_dir.sh
+source ci/tests/lib/run_dir.sh
+suite_run_dir stack-test
 # shellcheck source=ci/local/stack/lib.sh
 source ci/local/stack/lib.sh
 for store in "${STORES[@]}"; do

@@ -2,7 +2,9 @@
 // arrival-rate scenario per enabled share of a total rate, with latency, error and check thresholds per
 // scenario; social.js's and graphql.js's settings (lib/profiles.js) as such scenarios, and their seeded
 // friendships.
-import { arrivalScenario, scenarioThresholds } from './options.js';
+import exec from 'k6/execution';
+import { SEED } from './config.js';
+import { arrivalScenario, baseOptions, scenarioThresholds } from './options.js';
 import { Rng } from './random.js';
 
 // A scenario's VUs: its share of a total, rounded up; the tolerance keeps a product that float arithmetic puts a
@@ -71,6 +73,18 @@ export function openLoop(S, exec) {
   });
 }
 
+// The k6 options of a script on the social settings `S` (social.js, graphql.js): openLoop's scenarios and
+// thresholds, and setup's requests batched S.setupBatch at a time.
+export function openLoopOptions(S, exec) {
+  const { scenarios, thresholds } = openLoop(S, exec);
+  return baseOptions({
+    scenarios,
+    thresholds,
+    batch: S.setupBatch,
+    batchPerHost: S.setupBatch,
+  });
+}
+
 // The friendships of `count` participants (pairs of indexes): each befriends between MIN_FRIENDS and
 // MAX_FRIENDS others, so its degree is at least that; the same for the same seed and settings.
 export function friendPairs(S, seed, count) {
@@ -85,4 +99,17 @@ export function friendPairs(S, seed, count) {
     }
   }
   return [...pairs.values()];
+}
+
+// The generator of a scenario iteration's data: the same for the same SEED, scenario and iteration number.
+export function iterationRng() {
+  return Rng.of(SEED, exec.scenario.name, exec.scenario.iterationInTest);
+}
+
+// Who posts in this iteration of post_outbound: with POSTS_PER_USER every participant in turn until each has posted
+// that often, then nobody (undefined: the scenario has nothing left to do); otherwise one drawn by `rng`.
+export function posterOf(S, ids, rng) {
+  if (S.postsPerUser <= 0) return rng.pick(ids);
+  const iter = exec.scenario.iterationInTest;
+  return iter < ids.length * S.postsPerUser ? ids[iter % ids.length] : undefined;
 }

@@ -22,28 +22,18 @@
 # Exit 0 when the run was recorded (whatever the HPA did: summary.json says), 1 when it could not run.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
-
-log() { echo "[autoscaling $(date +%T)] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+# shellcheck source=ci/bench/experiment/runner.sh
+source ci/bench/experiment/runner.sh autoscaling
 
 SERVICE=outbound VALUES_FILES=() SCENARIO=experiment RATE=150 DURATION=3m K6_ENV=() SAMPLE=5 BACK_TIMEOUT=300
 RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed OUT="" JOB_TIMEOUT=1800 DRY_RUN=false
 while [ $# -gt 0 ]; do
+  if runner_option "$@"; then shift 2; continue; fi
   case $1 in
     --service) SERVICE=$2; shift 2 ;;
     --values) VALUES_FILES+=("$2"); shift 2 ;;
-    --scenario) SCENARIO=$2; shift 2 ;;
-    --rate) RATE=$2; shift 2 ;;
-    --duration) DURATION=$2; shift 2 ;;
-    --env) K6_ENV+=("$2"); shift 2 ;;
     --sample) SAMPLE=$2; shift 2 ;;
     --back-timeout) BACK_TIMEOUT=$2; shift 2 ;;
-    --release) RELEASE=$2; shift 2 ;;
-    --namespace) NAMESPACE=$2; shift 2 ;;
-    --chart) CHART=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
     -h|--help) usage ;;
     *) log "unknown option $1"; usage ;;
   esac
@@ -56,10 +46,7 @@ done
 [[ $SAMPLE =~ ^[1-9][0-9]*$ ]] && [[ $BACK_TIMEOUT =~ ^[0-9]+$ ]] || die "--sample and --back-timeout are seconds"
 for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
 for f in "${VALUES_FILES[@]}"; do [ -f "$f" ] || die "no values file $f"; done
-command -v kubectl >/dev/null && command -v helm >/dev/null || die "kubectl and helm must be on PATH"
-STAMP=$(date -u +%Y%m%dt%H%M%Sz)
-OUT=${OUT:-$NEWSFEED_RUN/experiments/autoscaling-$SERVICE-$STAMP}
-mkdir -p "$OUT"; OUT=$(cd "$OUT" && pwd)
+release_run_dir "autoscaling-$SERVICE"
 
 # the k6 Job and its wait come from the scaling runner's cluster mode (mode_run sets RUN_K6_START, RUN_T0, RUN_T1)
 # shellcheck source=ci/bench/experiment/duration.sh

@@ -10,14 +10,13 @@ smallest count with a capacity (normally 1). Every number here is computed from 
 
 Usage: capacity_report.py OUT_DIR [--title TEXT] [--no-chart]
 """
-import argparse
-import csv
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from capacity_search import capacity, read_steps  # noqa: E402
+from reports import add_efficiency, arguments, replicas_axis, save_chart, write_csv  # noqa: E402
 
 STEP_COLUMNS = ["replicas", "step", "offered", "achieved", "p50_ms", "p95_ms", "p99_ms", "error_ratio",
                 "dropped_iterations", "held", "broke_on", "objective_p50_ms", "objective_p95_ms", "slo_ms",
@@ -61,19 +60,8 @@ def per_count(steps, commands):
                      "service_cpu_cores": at.get("cpu_cores"), "host_cpu_busy": at.get("host_cpu_busy"),
                      "other_load_cores": other_load(at),
                      "consumer_lag_max": at.get("consumer_lag_max"), "command": commands.get(n, "")})
-    base = next((r for r in rows if r["capacity"]), None)
-    for r in rows:
-        r["efficiency"] = None if base is None or not r["capacity"] else \
-            round(r["capacity"] * base["replicas"] / (r["replicas"] * base["capacity"]), 3)
+    add_efficiency(rows, "capacity")
     return rows
-
-
-def write_csv(rows, columns, path):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=columns, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: "" if r.get(k) is None else r[k] for k in columns})
 
 
 def num(value, fmt="{:,.4g}"):
@@ -155,42 +143,27 @@ def write_charts(steps, rows, meta, out, title):
     ax.set_ylabel("latency (ms, log scale)")
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, ncol=2)
-    ax.set_title(f"{title}: latency against load", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "latency.png"))
-    plt.close(fig)
+    save_chart(fig, ax, f"{title}: latency against load", os.path.join(out, "latency.png"))
 
     pts = [r for r in rows if r["capacity"]]
+    n = [r["replicas"] for r in pts]
+    cap = [r["capacity"] for r in pts]
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     if pts:
-        n = [r["replicas"] for r in pts]
-        cap = [r["capacity"] for r in pts]
         gap = [(r["broken_at"] - r["capacity"]) if r["broken_at"] else 0 for r in pts]
         ax.errorbar(n, cap, yerr=[[0] * len(gap), gap], fmt="o-", color="tab:blue", capsize=4,
                     label="capacity (bar: up to the rate that broke)")
-        ax.plot(n, [cap[0] * k / n[0] for k in n], "--", color="tab:gray", label="linear scaling")
-        for r in pts:
-            ax.annotate(f"{'≥ ' if r['status'] == 'capped' else ''}{r['capacity']:,.4g}"
-                        + (f"\neff. {r['efficiency']:.2f}" if r["efficiency"] is not None else ""),
-                        (r["replicas"], r["capacity"]), textcoords="offset points", xytext=(6, -18), fontsize=7)
-        ax.set_xticks(n)
-    ax.set_xlabel("replicas")
-    ax.set_ylabel("capacity (offered iterations/s)")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
+    replicas_axis(ax, n, cap, "capacity (offered iterations/s)")
+    for r in pts:
+        ax.annotate(f"{'≥ ' if r['status'] == 'capped' else ''}{r['capacity']:,.4g}"
+                    + (f"\neff. {r['efficiency']:.2f}" if r["efficiency"] is not None else ""),
+                    (r["replicas"], r["capacity"]), textcoords="offset points", xytext=(6, -18), fontsize=7)
     ax.legend(fontsize=8, loc="upper left")
-    ax.set_title(f"{title}: capacity", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "capacity.png"))
-    plt.close(fig)
+    save_chart(fig, ax, f"{title}: capacity", os.path.join(out, "capacity.png"))
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("out")
-    p.add_argument("--title", default="Capacity search")
-    p.add_argument("--no-chart", action="store_true")
-    a = p.parse_args()
+    a = arguments(__doc__, "Capacity search")
     steps = read_steps(os.path.join(a.out, "steps.jsonl"))
     if not steps:
         sys.exit("capacity_report: steps.jsonl has no steps")

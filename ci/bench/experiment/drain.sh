@@ -28,30 +28,20 @@
 # (drain.json, samples.csv, the k6 Job and its log).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
-export NEWSFEED_RUN=${NEWSFEED_RUN:-$PWD/.run}
-
-log() { echo "[drain $(date +%T)] $*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
+# shellcheck source=ci/bench/experiment/runner.sh
+source ci/bench/experiment/runner.sh drain
 
 SERVICE=inbound REPLICAS="1 2" CPU_LIMIT="" RATE=300 DURATION=60s SCENARIO=experiment K6_ENV=() DRAIN_TIMEOUT=900
 PER_REPLICA=false
 RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed OUT=""
 while [ $# -gt 0 ]; do
+  if runner_option "$@"; then shift 2; continue; fi
   case $1 in
     --service) SERVICE=$2; shift 2 ;;
     --replicas) REPLICAS=$2; shift 2 ;;
     --cpu-limit) CPU_LIMIT=$2; shift 2 ;;
-    --rate) RATE=$2; shift 2 ;;
-    --duration) DURATION=$2; shift 2 ;;
     --per-replica) PER_REPLICA=true; shift ;;
-    --scenario) SCENARIO=$2; shift 2 ;;
-    --env) K6_ENV+=("$2"); shift 2 ;;
     --timeout) DRAIN_TIMEOUT=$2; shift 2 ;;
-    --release) RELEASE=$2; shift 2 ;;
-    --namespace) NAMESPACE=$2; shift 2 ;;
-    --chart) CHART=$2; shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
     -h|--help) usage ;;
     *) log "unknown option $1"; usage ;;
   esac
@@ -64,10 +54,8 @@ for n in $REPLICAS; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "replica count '$n' is n
 [ ${#K6_ENV[@]} -gt 0 ] || [ "$SCENARIO" != experiment ] \
   || K6_ENV=(POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200 FRIENDS=10 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0)
 for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
-command -v kubectl >/dev/null && command -v helm >/dev/null || die "kubectl and helm must be on PATH"
-STAMP=$(date -u +%Y%m%dt%H%M%Sz)
-OUT=${OUT:-$NEWSFEED_RUN/experiments/drain-$SERVICE-$STAMP}
-mkdir -p "$OUT/runs"; OUT=$(cd "$OUT" && pwd)
+release_run_dir "drain-$SERVICE"
+mkdir -p "$OUT/runs"
 
 # scaling, the k6 Job, the rollback and the host CPU sampler come from the scaling runner's cluster mode
 # shellcheck source=ci/bench/experiment/duration.sh

@@ -8,11 +8,11 @@ baseline: throughput(N) * N0 / (N * throughput(N0)).
 
 Usage: report.py OUT_DIR [--title TEXT] [--no-chart]
 """
-import argparse
-import csv
 import json
 import os
 import sys
+
+from reports import add_efficiency, arguments, replicas_axis, save_chart, write_csv
 
 COLUMNS = ["replicas", "instances", "throughput_per_min", "efficiency", "service_rpm", "p50_ms", "p95_ms",
            "p99_ms", "error_ratio", "consumed_per_min", "async_p95_ms", "cpu_cores", "cpu_all_services",
@@ -36,17 +36,6 @@ def load(path):
     return sorted(rows, key=lambda r: int(r["replicas"]))
 
 
-def add_efficiency(rows):
-    base = next((r for r in rows if r.get("throughput_per_min")), None)
-    for r in rows:
-        t = r.get("throughput_per_min")
-        if base is None or not t:
-            r["efficiency"] = None
-            continue
-        n, n0 = int(r["replicas"]), int(base["replicas"])
-        r["efficiency"] = round(t * n0 / (n * base["throughput_per_min"]), 3)
-
-
 def cell(value, fmt):
     if value is None or value == "":
         return "–"
@@ -54,14 +43,6 @@ def cell(value, fmt):
         return fmt.format(value)
     except (ValueError, TypeError):
         return str(value)
-
-
-def write_csv(rows, path):
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: ("" if r.get(k) is None else r.get(k)) for k in COLUMNS})
 
 
 def write_markdown(rows, path, title):
@@ -92,15 +73,9 @@ def write_chart(rows, path, title):
         raise SystemExit("report: no row has a throughput, no chart")
     n = [p[0] for p in pts]
     t = [p[1] for p in pts]
-    n0, t0 = n[0], t[0]
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
     ax.plot(n, t, "o-", color="tab:blue", label="measured throughput")
-    ax.plot(n, [t0 * k / n0 for k in n], "--", color="tab:gray", label="linear scaling")
-    ax.set_xlabel("replicas")
-    ax.set_ylabel("throughput per minute")
-    ax.set_xticks(n)
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
+    replicas_axis(ax, n, t, "throughput per minute")
     ax2 = ax.twinx()
     ax2.plot(n, [p[2] if p[2] is not None else float("nan") for p in pts], "s:", color="tab:orange",
              label="scaling efficiency")
@@ -108,23 +83,16 @@ def write_chart(rows, path, title):
     ax2.set_ylim(0, 1.2)
     handles = ax.get_legend_handles_labels()[0] + ax2.get_legend_handles_labels()[0]
     ax.legend(handles, [h.get_label() for h in handles], loc="lower right", fontsize=8)
-    ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_chart(fig, ax, title, path)
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("out")
-    p.add_argument("--title", default="Scaling experiment")
-    p.add_argument("--no-chart", action="store_true")
-    a = p.parse_args()
+    a = arguments(__doc__, "Scaling experiment")
     rows = load(os.path.join(a.out, "results.jsonl"))
     if not rows:
         sys.exit("report: results.jsonl has no rows")
-    add_efficiency(rows)
-    write_csv(rows, os.path.join(a.out, "results.csv"))
+    add_efficiency(rows, "throughput_per_min")
+    write_csv(rows, COLUMNS, os.path.join(a.out, "results.csv"))
     write_markdown(rows, os.path.join(a.out, "results.md"), a.title)
     if not a.no_chart:
         write_chart(rows, os.path.join(a.out, "throughput.png"), a.title)

@@ -5,12 +5,8 @@
 # shellcheck shell=bash disable=SC2154   # passed, failed and SUITE belong to the sourcing suite
 
 started_stack=false started_services=false
-
-# A fresh run dir for the suite's stack, services, logs and reports: exports NEWSFEED_RUN.
-suite_run_dir() {
-  NEWSFEED_RUN=$(mktemp -d "/tmp/newsfeed-$1.XXXXXX")
-  export NEWSFEED_RUN
-}
+# shellcheck source=ci/tests/lib/run_dir.sh
+source ci/tests/lib/run_dir.sh
 
 # The end of a suite on the system (from its EXIT trap, with the exit status): stop what it started, remove the
 # run dir when everything passed, else keep it for its logs.

@@ -22,40 +22,58 @@ SLOW = (0.375,) * 6 + (0.75,) * 4
 SERVICES = ("social-graph", "outbound", "inbound", "search")
 
 H, C, G = "histogram", "counter", "gauge"
-# (service, type, name, labels, per second | gauge value, pattern)
+
+
+# the kinds of series below, each with its name and label names once: (service, type, name, labels,
+# per second | gauge value, pattern)
+def http(service, method, route, status, per_second):
+    return (service, H, "newsfeed_http_server_requests_seconds",
+            {"route": route, "method": method, "status": status}, per_second, FAST)
+
+
+def operation(service, entity, name, per_second):
+    return (service, H, "newsfeed_operation_seconds", {"entity": entity, "operation": name, "outcome": "success"},
+            per_second, FAST)
+
+
+def store(service, name, op, per_second):
+    return (service, H, "newsfeed_store_client_seconds", {"store": name, "operation": op, "outcome": "success"},
+            per_second, FAST)
+
+
+def delay(service, name, per_second):
+    return (service, H, name, {}, per_second, SLOW)
+
+
+def counter(service, name, labels, per_second):
+    return (service, C, name, labels, per_second, None)
+
+
+def lag(service, group, partition, records):
+    return (service, G, "newsfeed_kafka_consumer_lag_records",
+            {"group": group, "topic": "outbound-posted", "partition": partition}, records, None)
+
+
 SERIES = (
-    ("outbound", H, "newsfeed_http_server_requests_seconds",
-     {"route": "/participant/:id/outbound", "method": "POST", "status": "200"}, 2.0, FAST),
-    ("outbound", H, "newsfeed_http_server_requests_seconds",
-     {"route": "/participant/:id/outbound", "method": "POST", "status": "503"}, 0.5, FAST),
-    ("outbound", H, "newsfeed_operation_seconds",
-     {"entity": "outbound", "operation": "post", "outcome": "success"}, 2.0, FAST),
-    ("outbound", H, "newsfeed_store_client_seconds",
-     {"store": "cassandra", "operation": "execute", "outcome": "success"}, 2.0, FAST),
-    ("outbound", H, "newsfeed_store_client_seconds",
-     {"store": "kafka", "operation": "produce", "outcome": "success"}, 2.0, FAST),
-    ("outbound", C, "newsfeed_events_total", {"event": "produced"}, 2.0, None),
-    ("inbound", H, "newsfeed_http_server_requests_seconds",
-     {"route": "/participant/:id/inbound", "method": "GET", "status": "200"}, 3.0, FAST),
-    ("inbound", H, "newsfeed_operation_seconds",
-     {"entity": "inbound", "operation": "load", "outcome": "success"}, 3.0, FAST),
-    ("inbound", H, "newsfeed_fanout_delay_seconds", {}, 1.0, SLOW),
-    ("inbound", C, "newsfeed_events_total", {"event": "consumed"}, 2.0, None),
-    ("inbound", G, "newsfeed_kafka_consumer_lag_records",
-     {"group": "newsfeed-inbound", "topic": "outbound-posted", "partition": "0"}, 4, None),
-    ("inbound", G, "newsfeed_kafka_consumer_lag_records",
-     {"group": "newsfeed-inbound", "topic": "outbound-posted", "partition": "1"}, 3, None),
-    ("social-graph", H, "newsfeed_http_server_requests_seconds",
-     {"route": "/participant/:id", "method": "GET", "status": "200"}, 1.0, FAST),
-    ("social-graph", H, "newsfeed_store_client_seconds",
-     {"store": "postgresql", "operation": "query", "outcome": "success"}, 0.25, FAST),
-    ("social-graph", C, "newsfeed_cache_requests_total", {"cache": "participant", "result": "hit"}, 0.75, None),
-    ("social-graph", C, "newsfeed_cache_requests_total", {"cache": "participant", "result": "miss"}, 0.25, None),
-    ("search", H, "newsfeed_http_server_requests_seconds",
-     {"route": "/outbound", "method": "GET", "status": "200"}, 0.5, FAST),
-    ("search", H, "newsfeed_search_index_delay_seconds", {}, 1.0, SLOW),
-    ("search", G, "newsfeed_kafka_consumer_lag_records",
-     {"group": "newsfeed-search", "topic": "outbound-posted", "partition": "0"}, 1, None),
+    http("outbound", "POST", "/participant/:id/outbound", "200", 2.0),
+    http("outbound", "POST", "/participant/:id/outbound", "503", 0.5),
+    operation("outbound", "outbound", "post", 2.0),
+    store("outbound", "cassandra", "execute", 2.0),
+    store("outbound", "kafka", "produce", 2.0),
+    counter("outbound", "newsfeed_events_total", {"event": "produced"}, 2.0),
+    http("inbound", "GET", "/participant/:id/inbound", "200", 3.0),
+    operation("inbound", "inbound", "load", 3.0),
+    delay("inbound", "newsfeed_fanout_delay_seconds", 1.0),
+    counter("inbound", "newsfeed_events_total", {"event": "consumed"}, 2.0),
+    lag("inbound", "newsfeed-inbound", "0", 4),
+    lag("inbound", "newsfeed-inbound", "1", 3),
+    http("social-graph", "GET", "/participant/:id", "200", 1.0),
+    store("social-graph", "postgresql", "query", 0.25),
+    counter("social-graph", "newsfeed_cache_requests_total", {"cache": "participant", "result": "hit"}, 0.75),
+    counter("social-graph", "newsfeed_cache_requests_total", {"cache": "participant", "result": "miss"}, 0.25),
+    http("search", "GET", "/outbound", "200", 0.5),
+    delay("search", "newsfeed_search_index_delay_seconds", 1.0),
+    lag("search", "newsfeed-search", "0", 1),
 )
 # what the report must show (per minute, ms), checked by ci/tests/observability.sh
 EXPECTED = {

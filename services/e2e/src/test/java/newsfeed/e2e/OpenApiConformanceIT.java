@@ -4,8 +4,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.security.SecureRandom;
@@ -24,20 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is sent for real and checked by {@link OpenApiCheck}. Each test needs only the services it talks to (URLs
  * SOCIAL_GRAPH_URL, OUTBOUND_URL, INBOUND_URL, SEARCH_URL, EDGE_URL from ci/tests/e2e.sh).
  */
-class OpenApiConformanceIT {
+class OpenApiConformanceIT extends WithOpenApiCheck {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final long UNKNOWN_ID = Long.MAX_VALUE - 13;
-  private static OpenApiCheck check;
-
-  @BeforeAll
-  static void load() {
-    check = new OpenApiCheck();
-  }
-
-  @AfterAll
-  static void close() {
-    check.close();
-  }
 
   private static String word() {
     return "oa" + Long.toString(RANDOM.nextLong() & Long.MAX_VALUE, 36);

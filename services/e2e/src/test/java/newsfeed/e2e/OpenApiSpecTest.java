@@ -2,8 +2,6 @@ package newsfeed.e2e;
 
 import io.vertx.core.json.JsonObject;
 import io.vertx.openapi.contract.Operation;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -18,19 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * docs/openapi.yaml without running services: it is a valid OpenAPI document (vertx-openapi checks it against
  * the OpenAPI meta-schema while loading) and it describes exactly the routes the four services register.
  */
-class OpenApiSpecTest {
-  private static OpenApiCheck check;
-
-  @BeforeAll
-  static void load() {
-    check = new OpenApiCheck();
-  }
-
-  @AfterAll
-  static void close() {
-    check.close();
-  }
-
+class OpenApiSpecTest extends WithOpenApiCheck {
   @Test
   void theSpecHasExactlyTheRoutesOfTheServices() {
     Map<String, String> routes = new TreeMap<>();

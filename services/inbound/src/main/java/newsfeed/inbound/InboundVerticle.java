@@ -5,14 +5,13 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache;
 import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.kafka.ConsumingServer;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
@@ -30,8 +29,7 @@ public final class InboundVerticle extends VerticleBase {
   private WebClient web;
   private RedisStore redis;
   private FeedCache cache;
-  private EventConsumer consumer;
-  private HttpServer server;
+  private ConsumingServer server;
 
   public InboundVerticle(InboundConfig config, PrometheusMeterRegistry registry) {
     this.config = config;
@@ -53,7 +51,8 @@ public final class InboundVerticle extends VerticleBase {
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, cache, registry,
         config.fanoutConcurrentEvents(), config.fanoutConcurrentWrites(), config.fanoutBatchRows());
 
-    consumer = new EventConsumer(vertx, registry, "inbound", config.events(), 100, fanout);
+    EventConsumer consumer = new EventConsumer(vertx, registry, "inbound", config.events(), 100, fanout);
+    server = new ConsumingServer(consumer);
 
     InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
@@ -62,18 +61,13 @@ public final class InboundVerticle extends VerticleBase {
             consumer.healthChecks());
     router.get("/participant/:id/inbound").handler(inbound::get).failureHandler(FailureHandler::handle);
 
-    return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),
-        router).compose(s -> {
-          server = s;
-          return consumer.start();
-        });
+    return server.start(vertx, config.httpHost(), config.httpPort(), router);
   }
 
   /** Stop taking requests and drain them, let the consumer finish and commit its batch, then close the stores. */
   @Override
   public Future<?> stop() {
-    return HttpBootstrap.drain(server, config.shutdownGrace())
-        .transform(ar -> consumer.stop(config.shutdownGrace()))
+    return server.stop(config.shutdownGrace())
         .transform(ar -> {
           cache.close();
           return redis == null ? Future.succeededFuture() : redis.close();

@@ -1,6 +1,5 @@
 package newsfeed.inbound;
 
-import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
 import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.testing.StackEnv;
@@ -13,9 +12,8 @@ import io.vertx.cassandra.CassandraClientOptions;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.internal.ContextInternal;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -30,31 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** InboundRepository against the stack's real Cassandra keyspace. */
 class InboundRepositoryIT {
-  private static Vertx vertx;
-  private static CassandraClient cassandra;
-  private static InboundRepository repository;
-
-  @BeforeAll
-  static void connect() {
-    vertx = Vertx.vertx();
-    cassandra = CassandraClient.create(vertx, options(StackEnv.get("CASSANDRA_CONTACT_POINTS")));
-    repository = new InboundRepository(cassandra, new SimpleMeterRegistry());
-  }
-
-  static CassandraConfig cassandraConfig(String contactPoints) {
-    return new CassandraConfig(Env.parseHostPorts("CASSANDRA_CONTACT_POINTS", contactPoints),
-        StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null, true);
-  }
-
-  static CassandraClientOptions options(String contactPoints) {
-    return cassandraConfig(contactPoints).clientOptions();
-  }
-
-  @AfterAll
-  static void close() {
-    cassandra.close().await();
-    vertx.close().await();
-  }
+  @RegisterExtension
+  static final TestCassandra cassandra = new TestCassandra();
 
   @Test
   void writesArePagedNewestFirstAndRewritesDoNotDuplicate() throws Exception {
@@ -67,17 +42,17 @@ class InboundRepositoryIT {
       Thread.sleep(3);
     }
     for (OutboundPostedEvent e : posted) {
-      repository.insert(reader, e).await();
+      cassandra.repository().insert(reader, e).await();
     }
     // a redelivered event writes the same key again
-    repository.insert(reader, posted.get(2)).await();
-    repository.insert(reader, posted.get(4)).await();
+    cassandra.repository().insert(reader, posted.get(2)).await();
+    cassandra.repository().insert(reader, posted.get(4)).await();
 
-    List<InboundItem> first = repository.page(reader, null, 3).await();
+    List<InboundItem> first = cassandra.repository().page(reader, null, 3).await();
     assertEquals(List.of("s4", "s3", "s2"), first.stream().map(InboundItem::subject).toList());
-    List<InboundItem> rest = repository.page(reader, first.get(2).occurred(), 3).await();
+    List<InboundItem> rest = cassandra.repository().page(reader, first.get(2).occurred(), 3).await();
     assertEquals(List.of("s1", "s0"), rest.stream().map(InboundItem::subject).toList());
-    assertEquals(5, repository.page(reader, null, 100).await().size(), "one row per event and friend");
+    assertEquals(5, cassandra.repository().page(reader, null, 100).await().size(), "one row per event and friend");
 
     InboundItem row = first.get(0);
     assertEquals(reader, row.participantId());
@@ -86,7 +61,7 @@ class InboundRepositoryIT {
     assertEquals("/participant/" + poster, row.toJson().getString("from"));
     assertEquals("/participant/" + reader, row.toJson().getString("to"));
     assertEquals(posted.get(4).occurred().toString(), row.toJson().getString("occurred"));
-    assertTrue(repository.page(TestEvents.randomParticipantId(), null, 10).await().isEmpty());
+    assertTrue(cassandra.repository().page(TestEvents.randomParticipantId(), null, 10).await().isEmpty());
   }
 
   @Test
@@ -98,14 +73,14 @@ class InboundRepositoryIT {
     Thread.sleep(3);
     OutboundPostedEvent stamp = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "stamp", "s",
         System.currentTimeMillis(), "2001-02-03T04:05:06.7-08:00");
-    repository.insert(reader, day).await();
-    repository.insertAll(List.of(reader, reader + 1), stamp).await();
-    List<InboundItem> feed = repository.page(reader, null, 10).await();
+    cassandra.repository().insert(reader, day).await();
+    cassandra.repository().insertAll(List.of(reader, reader + 1), stamp).await();
+    List<InboundItem> feed = cassandra.repository().page(reader, null, 10).await();
     assertEquals(List.of("2001-02-03T04:05:06.7-08:00", "2016-05-07"),
         feed.stream().map(i -> i.toJson().getString("occurred")).toList(), "newest first by the server's time");
     assertEquals(stamp.eventId(), feed.get(0).occurred(), "keyed and paged by the timeuuid");
     assertEquals("2001-02-03T04:05:06.7-08:00",
-        repository.page(reader + 1, null, 10).await().get(0).toJson().getString("occurred"));
+        cassandra.repository().page(reader + 1, null, 10).await().get(0).toJson().getString("occurred"));
   }
 
   @Test
@@ -114,25 +89,25 @@ class InboundRepositoryIT {
     List<Long> friends = List.of(base + 1, base + 2, base + 3, base + 4);
     OutboundPostedEvent event = new OutboundPostedEvent(TestEvents.timeUuid(), base, "batched", "a story",
         System.currentTimeMillis());
-    repository.insertAll(friends, event).await();
-    repository.insertAll(friends, event).await();   // a redelivery
+    cassandra.repository().insertAll(friends, event).await();
+    cassandra.repository().insertAll(friends, event).await();   // a redelivery
     for (long friend : friends) {
-      List<InboundItem> feed = repository.page(friend, null, 10).await();
+      List<InboundItem> feed = cassandra.repository().page(friend, null, 10).await();
       assertEquals(1, feed.size(), "friend " + friend);
       assertEquals(event.eventId(), feed.get(0).occurred());
       assertEquals(base, feed.get(0).fromParticipantId());
       assertEquals("a story", feed.get(0).story());
     }
-    assertTrue(repository.page(base + 5, null, 10).await().isEmpty(), "only the listed friends");
+    assertTrue(cassandra.repository().page(base + 5, null, 10).await().isEmpty(), "only the listed friends");
     // a single friend goes as a plain insert
-    repository.insertAll(List.of(base + 6), event).await();
-    assertEquals(1, repository.page(base + 6, null, 10).await().size());
+    cassandra.repository().insertAll(List.of(base + 6), event).await();
+    assertEquals(1, cassandra.repository().page(base + 6, null, 10).await().size());
   }
 
   @Test
   void pingSucceedsAndAnUnreachableClusterFails() {
-    repository.ping().await();
-    CassandraClient down = CassandraClient.create(vertx, options("127.0.0.1:1"));
+    cassandra.repository().ping().await();
+    CassandraClient down = CassandraClient.create(cassandra.vertx(), TestCassandra.options("127.0.0.1:1"));
     InboundRepository unreachable = new InboundRepository(down, new SimpleMeterRegistry());
     assertThrows(Exception.class, () -> unreachable.ping().await());
     assertThrows(Exception.class, () -> unreachable.insert(1, new OutboundPostedEvent(UUID.fromString(
@@ -147,10 +122,10 @@ class InboundRepositoryIT {
   @Test
   void driverResponsesArriveOnTheEventLoopOfTheContextThatMadeTheOptions() throws Exception {
     String contactPoints = StackEnv.get("CASSANDRA_CONTACT_POINTS");
-    assertTrue(respondsOnContextEventLoop(vertx, cassandraConfig(contactPoints)));
-    CassandraConfig c = cassandraConfig(contactPoints);
+    assertTrue(respondsOnContextEventLoop(cassandra.vertx(), TestCassandra.config(contactPoints)));
+    CassandraConfig c = TestCassandra.config(contactPoints);
     CassandraConfig ownThreads = new CassandraConfig(c.contactPoints(), c.localDc(), c.keyspace(), null, null, false);
-    assertFalse(respondsOnContextEventLoop(vertx, ownThreads));
+    assertFalse(respondsOnContextEventLoop(cassandra.vertx(), ownThreads));
   }
 
   /** With NATIVE_TRANSPORT a service runs Vert.x's native transport (epoll on Linux): the driver joins that too. */
@@ -159,7 +134,7 @@ class InboundRepositoryIT {
     Vertx epoll = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
     try {
       assertTrue(epoll.isNativeTransportEnabled(), "no native transport: " + epoll.unavailableNativeTransportCause());
-      assertTrue(respondsOnContextEventLoop(epoll, cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS"))));
+      assertTrue(respondsOnContextEventLoop(epoll, TestCassandra.config(StackEnv.get("CASSANDRA_CONTACT_POINTS"))));
     } finally {
       epoll.close().await();
     }

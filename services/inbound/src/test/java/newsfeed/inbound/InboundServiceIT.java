@@ -3,15 +3,15 @@ package newsfeed.inbound;
 import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.events.OutboundRetractedEvent;
 import newsfeed.common.testing.SocialGraphApi;
+import newsfeed.common.testing.ConsumerHealth;
+import newsfeed.common.testing.ConsumerOnStack;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 
-import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
@@ -19,21 +19,16 @@ import io.vertx.redis.client.Response;
 import newsfeed.common.config.Env;
 import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.kafka.ConsumerTuning;
-import newsfeed.common.kafka.EventConsumerConfig;
 import newsfeed.common.redis.RedisConfig;
-import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -49,59 +44,33 @@ import static newsfeed.common.testing.Waiting.freePort;
  * by fan-out, never answering with a page stamped before the last write, and bypassed while Redis is away.
  */
 class InboundServiceIT {
-  private static Vertx vertx;
-  private static TestEvents events;
-  private static WebClient http;
+  @RegisterExtension
+  static final ConsumerOnStack stack = new ConsumerOnStack("it-inbound");
   private static Redis redis;
   private static SocialGraphApi socialGraph;
-  private static String topic;
-  private static String group;
-  private static String deadLetters;
-  private static int port;
   private static String deploymentId;
 
   @BeforeAll
-  static void start() throws Exception {
-    vertx = Vertx.vertx();
-    http = WebClient.create(vertx);
-    redis = Redis.createClient(vertx, StackEnv.get("REDIS_URL"));
-    socialGraph = new SocialGraphApi(http, StackEnv.get("SOCIAL_GRAPH_URL"));
-    events = new TestEvents(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
-    topic = events.createTopic("it-inbound", 3);
-    group = "it-inbound-" + UUID.randomUUID();
-    deadLetters = events.createDeadLetterTopic(topic, group);
-    port = freePort();
+  static void start() {
+    redis = Redis.createClient(stack.vertx(), StackEnv.get("REDIS_URL"));
+    socialGraph = new SocialGraphApi(stack.http(), StackEnv.get("SOCIAL_GRAPH_URL"));
     deploymentId = deploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
   }
 
   private static String deploy(String socialGraphUrl, String redisUrl) {
-    InboundConfig config = new InboundConfig("127.0.0.1", port, Duration.ofSeconds(5),
-        InboundRepositoryIT.cassandraConfig(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
+    InboundConfig config = new InboundConfig("127.0.0.1", stack.port(), Duration.ofSeconds(5),
+        TestCassandra.config(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
         // the default fetches (the broker holds them up to 20 ms to fill 16 KiB): every feed must still be reached
-        new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
-            EventConsumerConfig.deadLetterTopic(topic, group), 3, Duration.ofSeconds(120),
-            ConsumerTuning.fromEnv(new Env(Map.of()))),
+        stack.consumerConfig(ConsumerTuning.fromEnv(new Env(Map.of()))),
         socialGraphUrl, 16, 256, 10,
         RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", redisUrl, "REDIS_TIMEOUT_MS", "200"))), Duration.ofSeconds(60));
-    return vertx.deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
+    return stack.vertx().deployVerticle(new InboundVerticle(config, ServiceMetrics.create("inbound"))).await();
   }
 
   /** The service again with other endpoints (the same port, topic and group). */
   private static void redeploy(String socialGraphUrl, String redisUrl) {
-    vertx.undeploy(deploymentId).await();
+    stack.vertx().undeploy(deploymentId).await();
     deploymentId = deploy(socialGraphUrl, redisUrl);
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    if (vertx != null) {
-      vertx.close().await();
-    }
-    if (events != null) {
-      events.deleteTopic(topic);
-      events.deleteTopic(deadLetters);
-      events.close();
-    }
   }
 
   @Test
@@ -114,7 +83,7 @@ class InboundServiceIT {
     socialGraph.befriend(friend2, poster);
 
     UUID eventId = TestEvents.timeUuid();
-    events.publish(topic, eventId, poster, "hello", "first post");
+    stack.publish(eventId, poster, "hello", "first post");
     for (long friend : List.of(friend1, friend2)) {
       JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() == 1);
       JsonObject row = feed.getJsonObject(0);
@@ -125,8 +94,8 @@ class InboundServiceIT {
     }
 
     // redelivery of the same event, then a marker event behind it on the same partition
-    events.publish(topic, eventId, poster, "hello", "first post");
-    events.publish(topic, TestEvents.timeUuid(), poster, "marker", "second post");
+    stack.publish(eventId, poster, "hello", "first post");
+    stack.publish(TestEvents.timeUuid(), poster, "marker", "second post");
     for (long friend : List.of(friend1, friend2)) {
       JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() >= 2);
       assertEquals(2, feed.size(), "the redelivered post must not appear twice: " + feed);
@@ -134,12 +103,12 @@ class InboundServiceIT {
     }
     // an event of the wrong shape goes to the group's dead-letter topic; the partition goes on behind it
     String malformed = TestEvents.json(TestEvents.timeUuid(), poster, "x", "y").put("subject", 5).encode();
-    events.publishRaw(topic, Long.toString(poster), malformed);
-    events.publish(topic, TestEvents.timeUuid(), poster, "after", "third post");
+    stack.publishRaw(Long.toString(poster), malformed);
+    stack.publish(TestEvents.timeUuid(), poster, "after", "third post");
     for (long friend : List.of(friend1, friend2)) {
       eventually(() -> inbound(friend, ""), a -> a.size() == 3);
     }
-    List<ConsumerRecord<String, String>> dead = events.readAll(deadLetters, 1, Duration.ofSeconds(20));
+    List<ConsumerRecord<String, String>> dead = stack.deadLettered(1, Duration.ofSeconds(20));
     assertEquals(List.of(malformed), dead.stream().map(ConsumerRecord::value).toList());
     assertEquals(0, inbound(poster, "").size(), "the poster's own feed gets nothing");
     assertEquals(0, inbound(stranger, "").size(), "a non-friend gets nothing");
@@ -156,7 +125,7 @@ class InboundServiceIT {
     assertEquals("hello", page3.bodyAsJsonArray().getJsonObject(0).getString("subject"));
     assertNull(page3.getHeader("X-Next-Cursor"));
 
-    eventually(() -> uncommitted(group), n -> n == 0);
+    eventually(() -> uncommitted(), n -> n == 0);
     String metrics = get("/metrics").bodyAsString();
     assertTrue(metrics.contains("newsfeed_fanout_delay_seconds_count{service=\"inbound\"}"), metrics);
     assertTrue(metrics.contains("newsfeed_store_client_seconds_bucket{operation=\"execute\",outcome=\"success\","
@@ -175,29 +144,29 @@ class InboundServiceIT {
     // a post whose client was answered 503: fanned out, then retracted (its feeds' first pages are cached)
     OutboundPostedEvent post = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "retracted", "t",
         System.currentTimeMillis());
-    events.publish(topic, post);
+    stack.publish(post);
     for (long friend : friends) {
       eventually(() -> subjects(friend), s -> s.equals(List.of("retracted")));
     }
-    events.publish(topic, new OutboundRetractedEvent(post.eventId(), poster, post.writtenMicros() + 1));
+    stack.publish(new OutboundRetractedEvent(post.eventId(), poster, post.writtenMicros() + 1));
     publishMarker(poster, "marker one");
     for (long friend : friends) {
       eventually(() -> subjects(friend), s -> s.equals(List.of("marker one")));
     }
     // delivered again after its retraction (a replay): still hidden
-    events.publish(topic, post);
+    stack.publish(post);
     publishMarker(poster, "marker two");
     // the retraction before the post it cancels: the post never shows
     OutboundPostedEvent early = new OutboundPostedEvent(TestEvents.timeUuid(), poster, "never shown", "t",
         System.currentTimeMillis());
-    events.publish(topic, new OutboundRetractedEvent(early.eventId(), poster, early.writtenMicros() + 1));
-    events.publish(topic, early);
+    stack.publish(new OutboundRetractedEvent(early.eventId(), poster, early.writtenMicros() + 1));
+    stack.publish(early);
     publishMarker(poster, "marker three");
     for (long friend : friends) {
       eventually(() -> subjects(friend), s -> s.equals(List.of("marker three", "marker two", "marker one")));
     }
     // a retry with the same Idempotency-Key made the post after all, written after the retraction: it stays
-    events.publish(topic, post.writtenAt(post.writtenMicros() + 2));
+    stack.publish(post.writtenAt(post.writtenMicros() + 2));
     for (long friend : friends) {
       eventually(() -> subjects(friend),
           s -> s.equals(List.of("marker three", "marker two", "marker one", "retracted")));
@@ -207,7 +176,7 @@ class InboundServiceIT {
   }
 
   private static void publishMarker(long poster, String subject) throws Exception {
-    events.publish(topic, new OutboundPostedEvent(TestEvents.timeUuid(), poster, subject, "marker",
+    stack.publish(new OutboundPostedEvent(TestEvents.timeUuid(), poster, subject, "marker",
         System.currentTimeMillis()));
   }
 
@@ -223,18 +192,18 @@ class InboundServiceIT {
     socialGraph.befriend(poster, friend);
 
     redeploy("http://127.0.0.1:1", StackEnv.get("REDIS_URL"));   // nothing listens there: every friends lookup fails
-    long before = uncommitted(group);
-    events.publish(topic, TestEvents.timeUuid(), poster, "during outage", "kept");
+    long before = uncommitted();
+    stack.publish(TestEvents.timeUuid(), poster, "during outage", "kept");
     Thread.sleep(4_000);
     assertEquals(0, inbound(friend, "").size());
-    assertEquals(before + 1, uncommitted(group), "the failed event must stay uncommitted");
+    assertEquals(before + 1, uncommitted(), "the failed event must stay uncommitted");
     String metrics = get("/metrics").bodyAsString();
     assertTrue(metrics.contains("newsfeed_events_total{event=\"failed\",service=\"inbound\"}"), metrics);
 
     redeploy(StackEnv.get("SOCIAL_GRAPH_URL"), StackEnv.get("REDIS_URL"));
     JsonArray feed = eventually(() -> inbound(friend, ""), a -> a.size() == 1);
     assertEquals("during outage", feed.getJsonObject(0).getString("subject"));
-    eventually(() -> uncommitted(group), n -> n == 0);
+    eventually(() -> uncommitted(), n -> n == 0);
   }
 
   @Test
@@ -250,15 +219,7 @@ class InboundServiceIT {
     HttpResponse<Buffer> unknown = get("/participant/" + (Long.MAX_VALUE - 7) + "/inbound");
     assertEquals(404, unknown.statusCode(), unknown.bodyAsString());
     assertEquals("application/json", unknown.getHeader("Content-Type"));
-    assertEquals(200, get("/health/live").statusCode());
-    HttpResponse<Buffer> ready = get("/health/ready");
-    assertEquals(200, ready.statusCode(), ready.bodyAsString());
-    assertEquals(new JsonObject().put("cassandra", "UP"), ready.bodyAsJsonObject().getJsonObject("checks"),
-        "readiness is what the HTTP API needs");
-    HttpResponse<Buffer> events = get("/health/events");
-    assertEquals(200, events.statusCode(), events.bodyAsString());
-    assertEquals(new JsonObject().put("kafka", "UP").put("consumer", "UP"),
-        events.bodyAsJsonObject().getJsonObject("checks"));
+    ConsumerHealth.assertUp(InboundServiceIT::get, "cassandra");
   }
 
   @Test
@@ -266,7 +227,7 @@ class InboundServiceIT {
     long poster = socialGraph.createParticipant("cached poster");
     long reader = socialGraph.createParticipant("cached reader");
     socialGraph.befriend(poster, reader);
-    events.publish(topic, TestEvents.timeUuid(), poster, "one", "first");
+    stack.publish(TestEvents.timeUuid(), poster, "one", "first");
     eventually(() -> inbound(reader, ""), a -> a.size() == 1);
     String key = FeedCache.key(reader);
     redisCall(Request.cmd(Command.DEL).arg(key));
@@ -288,7 +249,7 @@ class InboundServiceIT {
     assertEquals(1, inbound(reader, "").size(), "other page sizes are read from Cassandra");
 
     // fan-out makes it stale: the next default read shows the new post
-    events.publish(topic, TestEvents.timeUuid(), poster, "two", "second");
+    stack.publish(TestEvents.timeUuid(), poster, "two", "second");
     JsonArray fresh = eventually(() -> get("/participant/" + reader + "/inbound").bodyAsJsonArray(),
         a -> a.size() == 2);
     assertEquals("two", fresh.getJsonObject(0).getString("subject"));
@@ -312,11 +273,11 @@ class InboundServiceIT {
 
     redeploy(StackEnv.get("SOCIAL_GRAPH_URL"), "redis://127.0.0.1:" + freePort());
     try {
-      events.publish(topic, TestEvents.timeUuid(), poster, "no cache", "still delivered");
+      stack.publish(TestEvents.timeUuid(), poster, "no cache", "still delivered");
       JsonArray feed = eventually(() -> get("/participant/" + reader + "/inbound").bodyAsJsonArray(),
           a -> a.size() == 1);
       assertEquals("no cache", feed.getJsonObject(0).getString("subject"));
-      eventually(() -> uncommitted(group), n -> n == 0);
+      eventually(() -> uncommitted(), n -> n == 0);
       assertEquals(200, get("/health/ready").statusCode(), "Redis is not a readiness dependency");
       String metrics = get("/metrics").bodyAsString();
       assertTrue(metrics.contains("newsfeed_cache_errors_total{cache=\"inbound\""), metrics);
@@ -345,26 +306,11 @@ class InboundServiceIT {
   }
 
   private static HttpResponse<Buffer> get(String uri) {
-    return http.get(port, "127.0.0.1", uri).send().await();
+    return stack.get(uri);
   }
 
   /** Records of the test topic the group has not committed yet. */
-  private static long uncommitted(String group) {
-    try (Admin admin = Admin.create(Map.of("bootstrap.servers", StackEnv.get("KAFKA_BOOTSTRAP_SERVERS")))) {
-      Map<TopicPartition, OffsetAndMetadata> committed =
-          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
-      Map<TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-      for (int p = 0; p < 3; p++) {
-        latest.put(new TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
-      }
-      long lag = 0;
-      for (var e : admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).entrySet()) {
-        OffsetAndMetadata c = committed.get(e.getKey());
-        lag += e.getValue().offset() - (c == null ? 0 : c.offset());
-      }
-      return lag;
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+  private static long uncommitted() {
+    return stack.uncommitted().values().stream().mapToLong(Long::longValue).sum();
   }
 }

@@ -1,17 +1,13 @@
 package newsfeed.inbound;
 
 import newsfeed.common.events.OutboundPostedEvent;
-import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.vertx.cassandra.CassandraClient;
 import io.vertx.core.Future;
-import io.vertx.core.Vertx;
 import io.vertx.ext.web.client.WebClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -25,22 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class LargeFanoutIT {
   private static final int FRIENDS = 10_000;
-  private static Vertx vertx;
-  private static CassandraClient cassandra;
-  private static InboundRepository repository;
-
-  @BeforeAll
-  static void connect() {
-    vertx = Vertx.vertx();
-    cassandra = CassandraClient.create(vertx, InboundRepositoryIT.options(StackEnv.get("CASSANDRA_CONTACT_POINTS")));
-    repository = new InboundRepository(cassandra, new SimpleMeterRegistry());
-  }
-
-  @AfterAll
-  static void close() {
-    cassandra.close().await();
-    vertx.close().await();
-  }
+  @RegisterExtension
+  static final TestCassandra cassandra = new TestCassandra();
 
   @Test
   void tenThousandFriendsEachGetTheRowOnce() throws Exception {
@@ -51,23 +33,24 @@ class LargeFanoutIT {
     }
     OutboundPostedEvent event = new OutboundPostedEvent(TestEvents.timeUuid(), base - 1, "big", "fan-out",
         System.currentTimeMillis());
-    FanoutProcessor fanout = new FanoutProcessor(new FriendsClient(WebClient.create(vertx), "http://127.0.0.1:1",
-        new SimpleMeterRegistry()), repository, FeedCache.off(), new SimpleMeterRegistry(), 4, 256, 10);
+    FanoutProcessor fanout =
+        new FanoutProcessor(new FriendsClient(WebClient.create(cassandra.vertx()), "http://127.0.0.1:1",
+            new SimpleMeterRegistry()), cassandra.repository(), FeedCache.off(), new SimpleMeterRegistry(), 4, 256, 10);
 
     // the limiter is single-threaded by design: drive it from the event loop like the consumer does
-    Future<Integer> written = Future.<Future<Integer>>future(p -> vertx.runOnContext(v -> p.complete(
+    Future<Integer> written = Future.<Future<Integer>>future(p -> cassandra.vertx().runOnContext(v -> p.complete(
         fanout.writeAll(friends, event)))).compose(f -> f);
     assertEquals(FRIENDS, written.await(120, TimeUnit.SECONDS));
 
     // and again, as a redelivery would: still one row each
-    Future<Integer> again = Future.<Future<Integer>>future(p -> vertx.runOnContext(v -> p.complete(
+    Future<Integer> again = Future.<Future<Integer>>future(p -> cassandra.vertx().runOnContext(v -> p.complete(
         fanout.writeAll(friends, event)))).compose(f -> f);
     assertEquals(FRIENDS, again.await(120, TimeUnit.SECONDS));
     for (int i = 0; i < FRIENDS; i += 997) {
-      List<InboundItem> feed = repository.page(friends.get(i), null, 10).await();
+      List<InboundItem> feed = cassandra.repository().page(friends.get(i), null, 10).await();
       assertEquals(1, feed.size(), "friend " + friends.get(i));
       assertEquals(event.eventId(), feed.get(0).occurred());
     }
-    assertEquals(1, repository.page(friends.get(FRIENDS - 1), null, 10).await().size());
+    assertEquals(1, cassandra.repository().page(friends.get(FRIENDS - 1), null, 10).await().size());
   }
 }

@@ -1,6 +1,7 @@
 package newsfeed.outbound;
 
 import newsfeed.common.events.OutboundEvent;
+import newsfeed.common.kafka.KafkaAdmin;
 import newsfeed.common.metrics.StoreTimers;
 
 import io.micrometer.core.instrument.Counter;
@@ -45,7 +46,7 @@ public final class EventPublisher {
     // a failed send already fails its request's future (503, counted, logged by the handler); without a handler
     // Vert.x would also log each one as an unhandled exception, hundreds of lines per broker outage
     this.producer.exceptionHandler(err -> LOG.debug("kafka producer: {}", err.toString()));
-    this.admin = KafkaAdminClient.create(vertx, adminConfig(bootstrapServers));
+    this.admin = KafkaAdmin.create(vertx, bootstrapServers);
     this.topic = topic;
     this.produceOk = StoreTimers.timer(registry, "kafka", "produce", "success");
     this.produceError = StoreTimers.timer(registry, "kafka", "produce", "error");
@@ -87,14 +88,6 @@ public final class EventPublisher {
     c.put("delivery.timeout.ms", Integer.toString(DELIVERY_TIMEOUT_MS));
     c.put("linger.ms", Integer.toString(LINGER_MS));
     c.put("client.id", "newsfeed-outbound-" + ProcessHandle.current().pid());
-    return c;
-  }
-
-  static Map<String, String> adminConfig(String bootstrapServers) {
-    Map<String, String> c = new HashMap<>();
-    c.put("bootstrap.servers", bootstrapServers);
-    c.put("request.timeout.ms", "5000");
-    c.put("default.api.timeout.ms", "10000");
     return c;
   }
 }

@@ -3,12 +3,11 @@ package newsfeed.search;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.http.HttpServer;
-import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
+import newsfeed.common.kafka.ConsumingServer;
 import newsfeed.common.kafka.EventConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
@@ -19,8 +18,7 @@ public final class SearchVerticle extends VerticleBase {
   private final SearchConfig config;
   private final PrometheusMeterRegistry registry;
   private WebClient web;
-  private EventConsumer consumer;
-  private HttpServer server;
+  private ConsumingServer server;
 
   public SearchVerticle(SearchConfig config, PrometheusMeterRegistry registry) {
     this.config = config;
@@ -32,24 +30,20 @@ public final class SearchVerticle extends VerticleBase {
     web = HttpBootstrap.webClient(vertx, "newsfeed-search", 32);
     SolrIndex index = new SolrIndex(web, config.solrUrl(), config.solrCollection(), registry);
 
-    consumer = new EventConsumer(vertx, registry, "search", config.events(), 500, new IndexProcessor(index, registry));
+    EventConsumer consumer =
+        new EventConsumer(vertx, registry, "search", config.events(), 500, new IndexProcessor(index, registry));
+    server = new ConsumingServer(consumer);
 
     Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("solr", index::ping)),
         consumer.healthChecks());
     router.get("/outbound").handler(new SearchHandler(index, registry)::get).failureHandler(FailureHandler::handle);
 
-    return HttpBootstrap.serve(vertx, new HttpServerOptions().setHost(config.httpHost()).setPort(config.httpPort()),
-        router).compose(s -> {
-          server = s;
-          return consumer.start();
-        });
+    return server.start(vertx, config.httpHost(), config.httpPort(), router);
   }
 
   /** Stop taking requests and drain them, let the consumer finish and commit its batch, then close clients. */
   @Override
   public Future<?> stop() {
-    return HttpBootstrap.drain(server, config.shutdownGrace())
-        .transform(ar -> consumer.stop(config.shutdownGrace()))
-        .transform(ar -> HttpBootstrap.close(web));
+    return server.stop(config.shutdownGrace()).transform(ar -> HttpBootstrap.close(web));
   }
 }

@@ -3,7 +3,6 @@ package newsfeed.common.kafka;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.kafka.admin.KafkaAdminClient;
 import io.vertx.kafka.client.consumer.KafkaConsumer;
 import newsfeed.common.http.HttpBootstrap.Check;
 
@@ -32,9 +31,8 @@ public final class EventConsumer {
         consumerConfig(service, config.bootstrapServers(), config.group(), maxPollRecords, config.tuning())),
         config.topic(), config.group(), processor, metrics, deadLetters, config.deadLetterAttempts(),
         config.stallAfter());
-    this.monitor = new KafkaGroupMonitor(vertx,
-        KafkaAdminClient.create(vertx, adminConfig(config.bootstrapServers())), config.group(), metrics,
-        consumer::assignment);
+    this.monitor = new KafkaGroupMonitor(vertx, KafkaAdmin.create(vertx, config.bootstrapServers()), config.group(),
+        metrics, consumer::assignment);
   }
 
   static Map<String, String> consumerConfig(String service, String bootstrapServers, String group,
@@ -49,14 +47,6 @@ public final class EventConsumer {
     c.put("max.poll.records", Integer.toString(maxPollRecords));
     c.put("client.id", "newsfeed-" + service + "-" + ProcessHandle.current().pid());
     tuning.applyTo(c);
-    return c;
-  }
-
-  static Map<String, String> adminConfig(String bootstrapServers) {
-    Map<String, String> c = new HashMap<>();
-    c.put("bootstrap.servers", bootstrapServers);
-    c.put("request.timeout.ms", "5000");
-    c.put("default.api.timeout.ms", "10000");
     return c;
   }
 

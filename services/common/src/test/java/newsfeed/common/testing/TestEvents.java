@@ -3,8 +3,11 @@ package newsfeed.common.testing;
 import io.vertx.core.json.JsonObject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -16,8 +19,10 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -74,6 +79,26 @@ public final class TestEvents implements AutoCloseable {
   public void deleteTopic(String topic) throws Exception {
     try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
       admin.deleteTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Per partition of the topic (0 to {@code partitions} - 1): its end offset minus the group's committed offset. */
+  public Map<Integer, Long> uncommitted(String topic, int partitions, String group) {
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+      Map<TopicPartition, OffsetAndMetadata> committed =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS);
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < partitions; p++) {
+        latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
+      Map<Integer, Long> lag = new TreeMap<>();
+      admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).forEach((partition, end) -> {
+        OffsetAndMetadata c = committed.get(partition);
+        lag.put(partition.partition(), end.offset() - (c == null ? 0 : c.offset()));
+      });
+      return lag;
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
   }
 
