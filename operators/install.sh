@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
-# Installs (or upgrades) the operators the newsfeed chart relies on, each pinned to the version whose CRDs
-# ci/tests/charts.sh validates the chart against, with the values files in operators/values/:
+# Installs (or upgrades) the operators the newsfeed chart relies on, each at the chart version pinned in
+# operators/versions.env (the one whose CRDs ci/tests/charts.sh validates the chart against), with the values files
+# in operators/values/:
 #   cert-manager, kube-prometheus-stack (Prometheus Operator + Prometheus + Grafana with the dashboard sidecar),
 #   CloudNativePG, k8ssandra-operator (+ cass-operator), Solr Operator (+ zookeeper-operator), optionally k6-operator.
 # Usage: operators/install.sh [--with-k6-operator] [--dry-run] [component...]
 #   components: cert-manager kube-prometheus-stack cloudnative-pg k8ssandra-operator solr-operator k6-operator
 #   (default: all but k6-operator). Needs helm >= 3.8 and kubectl pointed at the target cluster.
-#   --dry-run prints the commands instead of running them. Re-running it upgrades in place.
+#   --dry-run prints the commands instead of running them (and needs neither). Re-running it upgrades in place.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VALUES=$HERE/values
 TIMEOUT=${OPERATORS_TIMEOUT:-10m}
+# shellcheck source=operators/versions.env
+source "$HERE/versions.env"
 
-# name | namespace | chart repository | chart | chart version (app version in the comment)
-CERT_MANAGER=(cert-manager cert-manager https://charts.jetstack.io cert-manager v1.19.1)                  # v1.19.1
-KPS=(kube-prometheus-stack monitoring https://prometheus-community.github.io/helm-charts kube-prometheus-stack 77.0.0)  # operator v0.85.0
-CNPG=(cloudnative-pg cnpg-system https://cloudnative-pg.github.io/charts cloudnative-pg 0.29.1)          # operator 1.30.1
-K8SSANDRA=(k8ssandra-operator k8ssandra-operator https://helm.k8ssandra.io/stable k8ssandra-operator 1.21.0)  # v1.21.0
-SOLR=(solr-operator solr-operator https://solr.apache.org/charts solr-operator 0.9.1)                   # v0.9.1 (+ zookeeper-operator 0.2.15)
-SOLR_CRDS=https://solr.apache.org/operator/downloads/crds/v0.9.1/all-with-dependencies.yaml
-K6=(k6-operator k6-operator-system https://grafana.github.io/helm-charts k6-operator 4.5.0)             # v1.5.0
+# release name | namespace | chart repository | chart | chart version (all but the namespace from versions.env)
+CERT_MANAGER=(cert-manager cert-manager "$CERT_MANAGER_CHART_REPO" "$CERT_MANAGER_CHART" "$CERT_MANAGER_CHART_VERSION")
+KPS=(kube-prometheus-stack monitoring "$KUBE_PROMETHEUS_STACK_CHART_REPO" "$KUBE_PROMETHEUS_STACK_CHART"
+  "$KUBE_PROMETHEUS_STACK_CHART_VERSION")
+CNPG=(cloudnative-pg cnpg-system "$CLOUDNATIVE_PG_CHART_REPO" "$CLOUDNATIVE_PG_CHART" "$CLOUDNATIVE_PG_CHART_VERSION")
+K8SSANDRA=(k8ssandra-operator k8ssandra-operator "$K8SSANDRA_OPERATOR_CHART_REPO" "$K8SSANDRA_OPERATOR_CHART"
+  "$K8SSANDRA_OPERATOR_CHART_VERSION")
+SOLR=(solr-operator solr-operator "$SOLR_OPERATOR_CHART_REPO" "$SOLR_OPERATOR_CHART" "$SOLR_OPERATOR_CHART_VERSION")
+# the Solr Operator chart ships no CRDs: the Solr release of the same operator version publishes them
+SOLR_CRDS=https://solr.apache.org/operator/downloads/crds/$SOLR_OPERATOR_APP_VERSION/all-with-dependencies.yaml
+K6=(k6-operator k6-operator-system "$K6_OPERATOR_CHART_REPO" "$K6_OPERATOR_CHART" "$K6_OPERATOR_CHART_VERSION")
 
 DRY_RUN=false
 components=()
@@ -54,10 +60,11 @@ chart() {
 
 preflight() {
   local tool
+  $DRY_RUN && return 0   # printing the commands needs no tool and no cluster (air-gapped mirrors use it)
   for tool in helm kubectl; do
     command -v "$tool" > /dev/null || { echo "$tool is required" >&2; exit 1; }
   done
-  $DRY_RUN || kubectl version > /dev/null || { echo "kubectl cannot reach a cluster (check KUBECONFIG / context)" >&2; exit 1; }
+  kubectl version > /dev/null || { echo "kubectl cannot reach a cluster (check KUBECONFIG / context)" >&2; exit 1; }
 }
 
 install_component() {

@@ -2,9 +2,10 @@
 # The end-to-end run on a kind cluster (.github/workflows/kind-e2e.yml runs it; so can you, see
 # docs/ci-and-images.md): images -> kind, operators, the chart with the dev profile, readiness, `helm test`,
 # the k6 smoke job, and the recorded throughput and p95 series asserted from Prometheus.
-# Usage: ci/release/kind-e2e.sh [STEP...]   steps: images load operators install ready test smoke prometheus
-#        (default: all of them, in that order), diagnose (state and logs, for a failed run) and helm-args
-#        (prints the image overrides `install` passes, one argument a line; ci/tests/release.sh renders with them).
+# Usage: ci/release/kind-e2e.sh [STEP...]   steps: images load operators pinned install ready test smoke prometheus
+#        (default: all of them, in that order), diagnose (state and logs, for a failed run), helm-args
+#        (prints the image overrides `install` passes, one argument a line; ci/tests/release.sh renders with them)
+#        and versions (the operator pins of operators/versions.env as a Markdown table, for the job summary).
 # Environment: KIND_CLUSTER (newsfeed), NAMESPACE (newsfeed), RELEASE (newsfeed), VALUES (values/dev.yaml),
 # PROMETHEUS_NAMESPACE (monitoring: where operators/install.sh runs Prometheus), RUN_ID (GITHUB_RUN_ID or the
 # time), HELM_EXTRA_ARGS (more `helm install` arguments), TIMEOUT (readiness, default 20m).
@@ -20,6 +21,12 @@ RUN_ID=${RUN_ID:-${GITHUB_RUN_ID:-$(date +%s)}}
 TIMEOUT=${TIMEOUT:-20m}
 VERSION=$(bash ci/release/app-version.sh)
 IMAGE_PREFIX=ghcr.io/newsfeed-benchmark/newsfeed-
+# the operator pins: `operators` installs them (operators/install.sh), `pinned` checks the cluster runs them
+# shellcheck source=operators/versions.env
+source operators/versions.env
+# release=PREFIX: each Helm release operators/install.sh makes, with the prefix of its pins in versions.env
+OPERATOR_RELEASES=(cert-manager=CERT_MANAGER kube-prometheus-stack=KUBE_PROMETHEUS_STACK cloudnative-pg=CLOUDNATIVE_PG
+  k8ssandra-operator=K8SSANDRA_OPERATOR solr-operator=SOLR_OPERATOR)
 log() { echo "[kind-e2e $(date +%T)] $*" >&2; }
 
 step_images() {  # the images under the names and tag the chart uses by default
@@ -37,6 +44,34 @@ step_load() {  # no registry: the images go straight into the kind node, and the
 }
 
 step_operators() { bash operators/install.sh; }
+
+# pinned_charts: "release chart-version app-version" of every release `operators` installs, from versions.env
+pinned_charts() {
+  local r release prefix chart version app
+  for r in "${OPERATOR_RELEASES[@]}"; do
+    release=${r%%=*} prefix=${r#*=}
+    chart=${prefix}_CHART version=${prefix}_CHART_VERSION app=${prefix}_APP_VERSION
+    echo "$release ${!chart}-${!version} ${!app}"
+  done
+}
+
+# the operators' Helm releases run exactly the pinned charts (a chart repository serving something else, or an
+# older release left in the cluster, fails here rather than as a CRD mismatch later)
+step_pinned() {
+  local release want app got rc=0
+  while read -r release want app; do
+    got=$(helm list -A -o json | jq -r --arg r "$release" '.[] | select(.name == $r) | .chart')
+    if [ "$got" = "$want" ]; then log "$release: $got (operator $app)"
+    else log "$release: chart ${got:-not installed}, pinned $want"; rc=1; fi
+  done < <(pinned_charts)
+  return "$rc"
+}
+
+step_versions() {
+  echo "| operator release | chart | operator |"
+  echo "|---|---|---|"
+  pinned_charts | awk '{print "| " $1 " | " $2 " | " $3 " |"}'
+}
 
 # this commit's images, never pulled: a missing image fails the pod instead of silently running an older one
 image_overrides() {
@@ -93,6 +128,7 @@ step_prometheus() {  # the per-minute series the chart's recording rules made fr
 step_diagnose() {
   kubectl get nodes -o wide || true
   kubectl get pods -A -o wide || true
+  helm list -A || true
   kubectl -n "$NAMESPACE" get all,jobs,cronjobs,pvc || true
   kubectl -n "$NAMESPACE" get events --sort-by=.lastTimestamp | tail -n 60 || true
   local p
@@ -101,11 +137,12 @@ step_diagnose() {
   done
 }
 
-steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(images load operators install ready test smoke prometheus)
+steps=("$@"); [ ${#steps[@]} -gt 0 ] || steps=(images load operators pinned install ready test smoke prometheus)
 for s in "${steps[@]}"; do
   case "$s" in
     helm-args) image_overrides ;;
-    images|load|operators|install|ready|test|smoke|prometheus|diagnose) log "step $s"; "step_$s" ;;
+    versions) step_versions ;;
+    images|load|operators|pinned|install|ready|test|smoke|prometheus|diagnose) log "step $s"; "step_$s" ;;
     *) echo "unknown step: $s" >&2; exit 2 ;;
   esac
 done

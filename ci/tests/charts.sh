@@ -7,8 +7,9 @@
 #           (manifests.py images: listed; explicit tags, no removed docker.io/bitnami/ tag; a file of bad images
 #           must fail it) and the Redis commands the chart and the local stack disable (the same, Lua among them);
 #  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/local/control-plane.sh), the operators' CRDs
-#           from their Go module zips (ci/local/control-plane/crds.sh), then for every profile a real `helm install`
-#           into its own namespace, objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
+#           from their Go module zips at the versions of operators/versions.env (ci/local/control-plane/crds.sh),
+#           then for every profile a real `helm install` into its own namespace, objects checked with kubectl,
+#           Deployments -> ReplicaSets -> Pods,
 #           a Job from the k6 smoke CronJob, the `helm test` Pods, and invalid values that must be refused
 #           by values.schema.json and, past it, by the API server.
 # Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features) for the umbrella chart,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Static checks that need no running system: shellcheck on every script, actionlint on CI workflows, the Java
-# formatting of services/ (formatter-maven-plugin, pinned in services/pom.xml).
+# formatting of services/ (formatter-maven-plugin, pinned in services/pom.xml), the docs' commands and links, and
+# the operators' versions against operators/versions.env (ci/tests/lint/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=${NEWSFEED_BIN:-$HOME/.cache/newsfeed/bin}
@@ -56,19 +57,32 @@ check "scripts with a #! line are executable" scripts_executable
 # every relative link of README.md, docs/ and the READMEs leads to a file that exists, an #anchor to one of its headings
 check "relative links in the README and docs resolve" python3 ci/tests/docs/links.py
 
+# counted_lines PREFIX NAME CMD...: a checker that prints its own `ok - `/`FAIL - ` lines, each counted (with PREFIX
+# before its text); one failure more when it exits non-zero without a FAIL line
+counted_lines() {
+  local prefix=$1 name=$2 out rc=0 line; shift 2
+  out=$("$@") || rc=$?
+  while IFS= read -r line; do
+    case $line in
+      "ok - "*) passed=$((passed + 1)); echo "ok - $prefix${line#ok - }" ;;
+      "FAIL - "*) failed=$((failed + 1)); echo "FAIL - $prefix${line#FAIL - }" ;;
+      "    "*) echo "$line" ;;   # a failure's details
+    esac
+  done <<< "$out"
+  if [ "$rc" -ne 0 ] && ! grep -q '^FAIL - ' <<< "$out"; then
+    failed=$((failed + 1)); echo "FAIL - $name exited $rc: $out"
+  fi
+}
+
 # every command README.md and docs/ tell a user to run exists, and a suite runs it or ci/tests/docs/commands.tsv
 # says why none does (one line per command)
-docs_rc=0
-docs_out=$(python3 ci/tests/docs/commands.py) || docs_rc=$?
-while IFS= read -r line; do
-  case $line in
-    "ok - "*) passed=$((passed + 1)); echo "ok - documented command ${line#ok - }" ;;
-    "FAIL - "*) failed=$((failed + 1)); echo "FAIL - documented command ${line#FAIL - }" ;;
-  esac
-done <<< "$docs_out"
-if [ "$docs_rc" -ne 0 ] && ! grep -q '^FAIL - ' <<< "$docs_out"; then
-  failed=$((failed + 1)); echo "FAIL - ci/tests/docs/commands.py exited $docs_rc: $docs_out"
-fi
+counted_lines "documented command " ci/tests/docs/commands.py python3 ci/tests/docs/commands.py
+
+# the operators' versions are set in operators/versions.env only: the scripts read it, operators/README.md's table,
+# the docs and the kind workflow agree with it; and the check fails on a copy with wrong versions planted
+counted_lines "" ci/tests/lint/operator_versions.py python3 ci/tests/lint/operator_versions.py
+check "operator version check refuses planted drift (ci/tests/lint/operator_versions_drift.sh)" \
+  bash ci/tests/lint/operator_versions_drift.sh
 
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

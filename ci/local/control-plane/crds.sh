@@ -1,33 +1,39 @@
 #!/usr/bin/env bash
 # The CustomResourceDefinitions the charts render objects of, taken from the operators' own Go module zips
-# (pinned below, checked by the Go checksum database) and applied to the local control plane.
+# (versions from operators/versions.env, checked by the Go checksum database) and applied to the local control plane.
 # Usage: ci/local/control-plane/crds.sh fetch           # cache them under ~/.cache/newsfeed/crds/<module>-<version>/:
 #                                                #   crds.yaml (all) and split/<crd name>.yaml (one each)
 #        ci/local/control-plane/crds.sh apply [NAME...] # fetch + server-side apply to $KUBECONFIG (all, or the CRDs
 #                                                #   named like servicemonitors.monitoring.coreos.com), wait Established
 #        ci/local/control-plane/crds.sh files           # print the cached crds.yaml files (fetching first)
+#        ci/local/control-plane/crds.sh modules         # print the pinned "module version" pairs (nothing fetched)
 set -euo pipefail
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}/crds
+# shellcheck source=operators/versions.env
+source "$(dirname "${BASH_SOURCE[0]}")/../../../operators/versions.env"
 # module version sources...: a source dir with a kustomization.yaml is built the operator's way
 # (`kubectl kustomize`, applies its CRD patches), otherwise every CRD document in the file/dir is taken.
 MODULES=(
-  "github.com/cloudnative-pg/cloudnative-pg v1.30.1 config/crd"
-  "github.com/prometheus-operator/prometheus-operator v0.85.0 example/prometheus-operator-crd-full"
-  "github.com/k8ssandra/k8ssandra-operator v1.21.0 config/crd"
+  # the chart renders no cert-manager object today; its CRDs are here so one added (a Certificate for the
+  # Ingress, an Issuer) is validated against the version operators/install.sh installs
+  "$CERT_MANAGER_MODULE $CERT_MANAGER_MODULE_VERSION deploy/crds"
+  "$CLOUDNATIVE_PG_MODULE $CLOUDNATIVE_PG_MODULE_VERSION config/crd"
+  "$KUBE_PROMETHEUS_STACK_MODULE $KUBE_PROMETHEUS_STACK_MODULE_VERSION example/prometheus-operator-crd-full"
+  "$K8SSANDRA_OPERATOR_MODULE $K8SSANDRA_OPERATOR_MODULE_VERSION config/crd"
   # K8ssandraCluster is turned into CassandraDatacenter objects by cass-operator: the version in
-  # k8ssandra-operator v1.21.0's go.mod
-  "github.com/k8ssandra/cass-operator v1.23.0 config/crd"
+  # k8ssandra-operator's go.mod
+  "$CASS_OPERATOR_MODULE $CASS_OPERATOR_MODULE_VERSION config/crd"
   # SolrCloud can reference a ZookeeperCluster (the zookeeper-operator CRD the solr-operator ships)
-  "github.com/apache/solr-operator v0.9.1 config/crd config/dependencies/zookeeper_cluster_crd.yaml"
-  "github.com/grafana/k6-operator v1.5.0 config/crd"
+  "$SOLR_OPERATOR_MODULE $SOLR_OPERATOR_MODULE_VERSION config/crd config/dependencies/zookeeper_cluster_crd.yaml"
+  "$K6_OPERATOR_MODULE $K6_OPERATOR_MODULE_VERSION config/crd"
   # Gateway API standard channel: the chart can render an HTTPRoute
-  "sigs.k8s.io/gateway-api v1.3.0 config/crd"
+  "$GATEWAY_API_MODULE $GATEWAY_API_MODULE_VERSION config/crd"
 )
 # Modules missing from the checksum database: verified against this h1: hash instead (the one recorded
-# in k8ssandra-operator v1.21.0's go.sum).
+# in k8ssandra-operator's go.sum).
 declare -A PINNED_SUM=(
-  [github.com/k8ssandra/cass-operator@v1.23.0]="h1:1870oko++z920dkoT7PbQjWtgAUsdSeJpywJEdrvD8I="
+  ["$CASS_OPERATOR_MODULE@$CASS_OPERATOR_MODULE_VERSION"]=$CASS_OPERATOR_MODULE_SUM
 )
 
 log() { echo "[crds $(date +%T)] $*" >&2; }
@@ -98,6 +104,14 @@ fetch() {
   done
 }
 
+modules() {
+  local line m v
+  for line in "${MODULES[@]}"; do
+    read -r m v _ <<<"$line"
+    echo "$m $v"
+  done
+}
+
 files() {
   local line m v
   for line in "${MODULES[@]}"; do
@@ -131,5 +145,6 @@ case "${1:-}" in
   fetch) fetch ;;
   apply) shift; apply "$@" ;;
   files) fetch; files ;;
-  *) echo "usage: $0 fetch|apply [CRD_NAME...]|files" >&2; exit 2 ;;
+  modules) modules ;;
+  *) echo "usage: $0 fetch|apply [CRD_NAME...]|files|modules" >&2; exit 2 ;;
 esac
