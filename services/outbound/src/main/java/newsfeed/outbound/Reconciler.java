@@ -1,5 +1,7 @@
 package newsfeed.outbound;
 
+import newsfeed.common.events.OutboundRetractedEvent;
+
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
@@ -16,8 +18,8 @@ import java.util.List;
  * acknowledged the event, so the post is in its poster's outbound and nowhere else (an orphan). Every
  * {@link #every} it reads the {@link PendingPosts} entries of the minutes that ended at least {@code after} ago
  * (longer than any request lives, so nothing it reads is still in flight): a post whose row is there, written at
- * the entry's timestamp, gets its event published; an entry whose row is gone (cancelled, or never written)
- * is only removed. Every outbound instance reconciles every minute; two publishing the same event is harmless,
+ * the entry's timestamp, gets its event published; a post whose row is gone (cancelled, or never written) gets
+ * its retraction published once more, for a process that answered 503 but died before its own retraction went out. Every outbound instance reconciles every minute; two publishing the same event is harmless,
  * the consumers write by eventId. Starts {@link #LOOKBACK_MINUTES} back, for a process that died before this one
  * started.
  */
@@ -105,11 +107,19 @@ final class Reconciler {
     return done;
   }
 
-  /** Publishes the entry's post if its row is there as the entry wrote it, then removes the entry. */
+  /**
+   * Publishes the entry's post if its row is there as the entry wrote it, or else its retraction, then removes the
+   * entry. A post that is not there was cancelled or never written; its event may still have reached the broker
+   * before the process that answered 503 could publish the retraction (it died, or gave up): retracting it again
+   * is harmless. A row written again by a retry has an entry of its own, and its event is newer than a retraction.
+   */
   private Future<Void> settle(PendingPosts.Entry e) {
     return posts.get(e.participantId(), e.occurred()).compose(stored -> {
-      if (stored == null || stored.writtenMicros() != e.writtenMicros()) {
-        // cancelled, never written, or written again by a retry that has an entry of its own
+      if (stored == null) {
+        return publisher.publish(new OutboundRetractedEvent(e.occurred(), e.participantId(), e.writtenMicros() + 1))
+            .compose(v -> pending.remove(e)).onSuccess(v -> gone.increment());
+      }
+      if (stored.writtenMicros() != e.writtenMicros()) {
         return pending.remove(e).onSuccess(v -> gone.increment());
       }
       return publisher.publish(stored.item().event(e.writtenMicros())).compose(v -> pending.remove(e))

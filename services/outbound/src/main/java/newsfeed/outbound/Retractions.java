@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * reached the broker (its answer was lost, or it timed out in flight), and then friends and search would get a post
  * its client was told failed. In the background, retried every {@link #RETRY_EVERY_MS} while Kafka is away, for
  * up to {@link #ATTEMPTS} attempts; at most {@link #MAX_PENDING} wait at once (a Kafka outage under a high post
- * rate must not grow the heap without bound). A retraction abandoned, or pending when the process stops, leaves
- * such a post visible: counted and logged with the post's id for an operator.
+ * rate must not grow the heap without bound). A retraction abandoned, or pending when the process stops, is
+ * published again by the {@link Reconciler} from the post's pending entry (counted and logged meanwhile).
  */
 final class Retractions {
   private static final Logger LOG = LoggerFactory.getLogger(Retractions.class);
@@ -75,7 +75,8 @@ final class Retractions {
 
   private void giveUp(OutboundRetractedEvent event, String why) {
     abandoned.increment();
-    LOG.error("post {}/{} answered 503 may be visible to friends and search: its retraction (writtenMicros {}) was "
-        + "abandoned ({})", event.participantId(), event.eventId(), event.writtenMicros(), why);
+    LOG.error("post {}/{} answered 503 may be visible to friends and search until the reconciler retracts it: its "
+        + "retraction (writtenMicros {}) was abandoned ({})", event.participantId(), event.eventId(),
+        event.writtenMicros(), why);
   }
 }
