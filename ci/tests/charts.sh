@@ -6,10 +6,15 @@
 #           schemas derived from the operators' CRDs), the images of every profile and of the chart's defaults
 #           (manifests.py images: listed; explicit tags, no removed docker.io/bitnami/ tag; a file of bad images
 #           must fail it) and the Redis commands the chart and the local stack disable (the same, Lua among them);
+#           the NetworkPolicies of every profile (manifests.py netpol, on a render with the profile's own Redis and
+#           Kafka): a default deny, no rule admitting everything, every store pod isolated and reached only by its
+#           clients; negative fixtures (ci/tests/charts/netpol-refused/) that the check must refuse;
 #  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/local/control-plane.sh), the operators' CRDs
 #           from their Go module zips at the versions of operators/versions.env (ci/local/control-plane/crds.sh),
-#           then for every profile a real `helm install` into its own namespace, objects checked with kubectl,
-#           Deployments -> ReplicaSets -> Pods,
+#           then for every profile a real `helm install` into its own namespace, labelled to enforce the
+#           `restricted` Pod Security Standard (no "would violate PodSecurity" warning; every workload and every pod
+#           template, as a Pod, admitted by a server-side dry run; a privileged Pod refused, a privileged Deployment
+#           warned about: ci/tests/charts/podsecurity/), objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
 #           a Job from the k6 smoke CronJob, the `helm test` Pods, and invalid values that must be refused
 #           by values.schema.json and, past it, by the API server.
 # Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features) for the umbrella chart,
@@ -151,6 +156,18 @@ render() {  # render CHART VALUES NS OUT: what `helm install` would send to a 1.
   helm template "$RELEASE" "$WORK/charts/$1" -n "$3" -f "$2" $(offline_args "$1") \
     --kube-version "$K8S_VERSION" --api-versions "$API_VERSIONS" > "$4"
 }
+# render_full CHART NS OUT VALUES...: the same without the offline values, so the chart's objects for its own Redis and
+# Kafka (their NetworkPolicies) are rendered as the profile has them (the subcharts themselves are not: dropped)
+render_full() {
+  local c=$1 ns=$2 out=$3 args=() f; shift 3
+  for f in "$@"; do args+=(-f "$f"); done
+  helm template "$RELEASE" "$WORK/charts/$c" -n "$ns" "${args[@]}" \
+    --kube-version "$K8S_VERSION" --api-versions "$API_VERSIONS" > "$out"
+}
+netpol_check() {  # netpol_check NS VALUES: manifests.py netpol on the full render of the umbrella with VALUES
+  render_full "$UMBRELLA" "$1" "$WORK/render/$1/full.yaml" "$2" || return 1
+  manifests netpol "$RELEASE" "$WORK/render/$1/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$2"
+}
 # images_check NAME CHART DIR VALUES: the images of DIR/a.yaml (and of CHART's Bitnami subcharts from VALUES), listed
 # in DIR/images.txt; each profile's list is printed below as one table
 images_check() {
@@ -176,6 +193,8 @@ for p in "${PROFILES[@]}"; do
         manifests redis-clients "$RELEASE" "$WORK/render/$ns/a.yaml"
       check "$name: every k6 CronJob's script and the lib/ modules it imports are in its scripts volume, with the services' URLs" \
         manifests k6-scripts "$WORK/render/$ns/a.yaml"
+      check "$name: NetworkPolicies: default deny, no rule admitting everything, every store pod (its Redis and Kafka too) isolated and reached only by its clients" \
+        netpol_check "$ns" "$f"
     fi
     check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
     images_check "$name" "$c" "$WORK/render/$ns" "$f"
@@ -234,6 +253,40 @@ redis_disabled_parity() {
 check "Redis: the chart (redis.master/replica.disableCommands) and the local stack disable the same commands, Lua among them" \
   redis_disabled_parity
 
+# The umbrella profile the negative cases override: dev if there is one, else the first.
+base=""
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  [ "$c" = "$UMBRELLA" ] || continue
+  [ -n "$base" ] || base=$f
+  [[ $f == */dev.yaml ]] && base=$f
+done
+# netpol_refused FILE: the base profile with FILE on top renders, and the NetworkPolicy check fails with every
+# `# expect:` line of FILE
+netpol_refused() {
+  local bad=$1 dir re unmatched=0 rc=0
+  dir=$WORK/render/netpol-refused/$(basename "$bad" .yaml)
+  mkdir -p "$dir"
+  render_full "$UMBRELLA" netpol-refused "$dir/full.yaml" "$base" "$bad" || return 1
+  manifests netpol "$RELEASE" "$dir/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$base" "$bad" > "$dir/out.txt" || rc=$?
+  cat "$dir/out.txt"
+  [ "$rc" -ne 0 ] || { echo ">> the NetworkPolicy check passed; it must fail"; return 1; }
+  grep -q '^# expect: ' "$bad" || { echo ">> $bad has no '# expect: REGEX' line"; return 1; }
+  while read -r re; do
+    grep -qE "$re" "$dir/out.txt" || { echo ">> no problem matches /$re/"; unmatched=1; }
+  done < <(sed -n 's/^# expect: //p' "$bad")
+  [ "$unmatched" -eq 0 ]
+}
+if [ -n "$base" ]; then
+  n=0
+  for bad in "$HERE"/netpol-refused/*.yaml; do
+    [ -f "$bad" ] || continue
+    n=$((n + 1))
+    check "NetworkPolicy check refuses ${bad#"$ROOT"/} over ${base#"$ROOT"/}: $(sed -n '1s/^# //p' "$bad")" netpol_refused "$bad"
+  done
+  [ "$n" -gt 0 ] || fail_now "negative NetworkPolicy cases under $HERE/netpol-refused"
+fi
+
 # ---------------------------------------------------------------- control plane + CRDs
 check "control plane up (etcd, kube-apiserver $K8S_VERSION, kube-controller-manager; /readyz)" bash ci/local/control-plane.sh start
 started_plane=true
@@ -249,16 +302,68 @@ check "operator CRDs from Go module zips applied and Established (${NEEDED_CRDS[
   bash ci/local/control-plane/crds.sh apply "${NEEDED_CRDS[@]}"
 note "server $(kubectl version -o json 2>/dev/null | jq -r .serverVersion.gitVersion), $(kubectl get crd --no-headers | wc -l) CRDs"
 
+# ---------------------------------------------------------------- Pod Security
+# Every profile is installed into a namespace that enforces the `restricted` Pod Security Standard (the API server's
+# PodSecurity admission, on by default): Pods that violate it are refused, workloads (Deployments, Jobs, CronJobs)
+# are admitted with a "would violate PodSecurity" warning. First the admission itself, on deliberately privileged
+# objects (ci/tests/charts/podsecurity/).
+PSA_LABELS=(pod-security.kubernetes.io/enforce=restricted pod-security.kubernetes.io/enforce-version=latest
+  pod-security.kubernetes.io/warn=restricted pod-security.kubernetes.io/audit=restricted)
+restricted_namespace() {  # restricted_namespace NS: create NS labelled for `restricted`, wait for its default ServiceAccount
+  kubectl create namespace "$1" >/dev/null && kubectl label namespace "$1" "${PSA_LABELS[@]}" >/dev/null || return 1
+  local deadline=$((SECONDS + 60))
+  until kubectl get serviceaccount default -n "$1" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || { echo "no default ServiceAccount in $1"; return 1; }
+    sleep 1
+  done
+}
+psa_refused() {  # a privileged Pod: refused by admission
+  local out rc=0
+  out=$(kubectl create --dry-run=server -n psa-check -f "$HERE/podsecurity/privileged-pod.yaml" 2>&1) || rc=$?
+  echo "$out"
+  [ "$rc" -ne 0 ] || { echo ">> the privileged Pod was admitted"; return 1; }
+  grep -q 'violates PodSecurity "restricted:latest"' <<<"$out"
+}
+psa_warned() {  # a privileged Deployment: admitted, with the warning the profiles' installs must not show
+  local out
+  out=$(kubectl create --dry-run=server -n psa-check -f "$HERE/podsecurity/privileged-deployment.yaml" 2>&1) || return 1
+  echo "$out"
+  grep -q 'would violate PodSecurity "restricted:latest"' <<<"$out"
+}
+check "namespace psa-check labelled to enforce Pod Security restricted" restricted_namespace psa-check
+check "PodSecurity restricted refuses a privileged Pod (ci/tests/charts/podsecurity/privileged-pod.yaml)" psa_refused
+check "PodSecurity restricted warns about a privileged Deployment: \"would violate PodSecurity\" (ci/tests/charts/podsecurity/privileged-deployment.yaml)" \
+  psa_warned
+
 # ---------------------------------------------------------------- real installs
 # install_profile CHART VALUES NS: a real install (no --wait, no --dry-run). Hooks other than tests would
 # make helm wait for Jobs no kubelet runs: such charts install with --no-hooks and their hooks are
 # validated by the API server with a server-side dry run below.
 install_profile() {
-  local c=$1 f=$2 ns=$3 flags=()
-  kubectl create namespace "$ns" >/dev/null || return 1
+  local c=$1 f=$2 ns=$3 flags=() out rc=0
+  restricted_namespace "$ns" || return 1
   if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -qv '^test'; then flags+=(--no-hooks); fi
   # shellcheck disable=SC2046
-  helm install "$RELEASE" "$WORK/charts/$c" -n "$ns" -f "$f" $(offline_args "$c") "${flags[@]}" --timeout 2m
+  out=$(helm install "$RELEASE" "$WORK/charts/$c" -n "$ns" -f "$f" $(offline_args "$c") "${flags[@]}" --timeout 2m 2>&1) || rc=$?
+  echo "$out"
+  [ "$rc" -eq 0 ] || return "$rc"
+  ! grep -i 'would violate PodSecurity' <<<"$out" || { echo ">> PodSecurity warnings above"; return 1; }
+}
+# podsecurity_admits NS: every workload of the profile's render (renamed) and every pod template as a Pod, created
+# with a server-side dry run in its namespace (enforcing `restricted`): all admitted, no PodSecurity warning
+podsecurity_admits() {
+  local ns=$1 dir=$WORK/render/$1 out rc=0 files=() want=0 n warnings f
+  manifests pod-templates "$dir/a.yaml" "$dir/psa-workloads.yaml" "$dir/psa-pods.yaml" || return 1
+  for f in "$dir/psa-workloads.yaml" "$dir/psa-pods.yaml"; do
+    [ -s "$f" ] || continue
+    files+=(-f "$f"); want=$((want + $(grep -c '^kind:' "$f")))
+  done
+  out=$(kubectl create --dry-run=server -n "$ns" "${files[@]}" 2>&1) || rc=$?
+  echo "$out"
+  n=$(grep -c 'created (server dry run)' <<<"$out" || true)
+  warnings=$(grep -ciE 'violates? PodSecurity' <<<"$out" || true)
+  echo ">> $n of $want objects admitted, $warnings PodSecurity warnings or refusals"
+  [ "$rc" -eq 0 ] && [ "$n" -eq "$want" ] && [ "$warnings" -eq 0 ]
 }
 objects_exist() {  # every object of the release manifest is in the API server
   helm get manifest "$RELEASE" -n "$1" > "$WORK/render/$1/installed.yaml" || return 1
@@ -293,9 +398,12 @@ for p in "${PROFILES[@]}"; do
   IFS='|' read -r c f ns <<<"$p"
   name="$c -f ${f#"$ROOT"/}"
   [ -s "$WORK/render/$ns/a.yaml" ] || continue
-  check "$name: helm install into namespace $ns" install_profile "$c" "$f" "$ns" || true
+  check "$name: helm install into namespace $ns (enforcing Pod Security restricted; no PodSecurity warning)" \
+    install_profile "$c" "$f" "$ns" || true
   helm status "$RELEASE" -n "$ns" >/dev/null 2>&1 || continue
   check "$name: every rendered object exists in the API server" objects_exist "$ns"
+  check "$name: PodSecurity restricted admits every workload and every pod template as a Pod (server dry run, no warning)" \
+    podsecurity_admits "$ns"
   if [ "$c" = "$UMBRELLA" ]; then
     check "$name: objects its values turn on (service Deployments/Services, store CRs, init Jobs, k6 CronJobs, monitoring, dashboards)" umbrella_objects "$ns"
   fi
@@ -355,16 +463,9 @@ for p in "${PROFILES[@]}"; do
 done
 
 # ---------------------------------------------------------------- values that must be refused
-# Each file under ci/tests/charts/invalid/ is a broken override of the first umbrella profile (dev if any),
+# Each file under ci/tests/charts/invalid/ is a broken override of the base profile above (dev if any),
 # with a header `# expect-schema: REGEX` (helm's values.schema.json error) and `# expect-server: REGEX`
 # (the API server's error once the schema check is skipped). Both must match the failure output.
-base=""
-for p in "${PROFILES[@]}"; do
-  IFS='|' read -r c f ns <<<"$p"
-  [ "$c" = "$UMBRELLA" ] || continue
-  [ -n "$base" ] || base=$f
-  [[ $f == */dev.yaml ]] && base=$f
-done
 refused() {  # refused REGEX HELM_ARGS...: helm install must fail with an error matching REGEX
   local regex=$1; shift
   local out rc=0

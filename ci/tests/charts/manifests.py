@@ -20,6 +20,18 @@
   k6-scripts RENDER             every k6 CronJob runs a script its scripts volume mounts, every `./lib/x.js` the
                                 scripts import (transitively) is mounted at lib/x.js, and its env names the
                                 services (BASE_URL, or each service's URL: EDGE_URL for graphql.js)
+  netpol RELEASE RENDER VALUES...
+                                NetworkPolicies of a render of the chart with VALUES (its values.yaml first, then
+                                the profile's files; Redis and Kafka of the render included): a default deny (every
+                                pod, ingress and egress, DNS only), no ingress rule admitting everything (no `from`,
+                                an empty peer, any namespace, a /0 ipBlock), and every store pod the release makes
+                                (labelled as CloudNativePG, cass-operator, the Solr Operator and zookeeper-operator,
+                                Bitnami label them) selected by a NetworkPolicy of its own and reachable on its client
+                                port by exactly its clients (docs/architecture.md) and its schema Job, which have the
+                                egress to it
+  pod-templates RENDER WORKLOADS_OUT PODS_OUT
+                                for a server-side dry run in a namespace enforcing a Pod Security level: the
+                                workloads of RENDER renamed `psa-<name>` (no namespace), and each pod template as a Pod
   summary RENDER                one `Kind name` line per object
   images OUT RENDER CHART_DIR [VALUES...]
                                 every image RENDER runs (pod specs, and the images of the operators' custom
@@ -405,6 +417,14 @@ def cmd_redis_clients(release, path):
     url = (secret or {}).get("data", {}).get("redis-url")
     url = base64.b64decode(url).decode() if url else ""
     port = re.search(r":(\d+)(/\d*)?$", url)
+    port = int(port.group(1)) if port else None
+    # a host naming a Service without a selector (externalEndpoints): the policy sees its target port
+    host = re.sub(r":\d+(/\d*)?$", "", url.split("@")[-1].split("://")[-1])
+    for d in docs:
+        if d["kind"] == "Service" and name_of(d) == host.split(".")[0] and not (d.get("spec") or {}).get("selector"):
+            for sp in (d.get("spec") or {}).get("ports") or []:
+                if sp.get("port") == port and isinstance(sp.get("targetPort", port), int):
+                    port = sp.get("targetPort", port)
     policies = {name_of(d): d for d in docs if d["kind"] == "NetworkPolicy"}
     for service in REDIS_CLIENTS:
         deploy = service_deployment(docs, service)
@@ -423,7 +443,7 @@ def cmd_redis_clients(release, path):
             name = f"{release}-netpol-{service}"
             if name not in policies:
                 problems.append(f"NetworkPolicy/{name} not rendered (other NetworkPolicies are)")
-            elif not port or not egress_reaches_redis(policies[name], release, int(port.group(1))):
+            elif not port or not egress_reaches_redis(policies[name], release, port):
                 problems.append(f"NetworkPolicy/{name}: no egress to Redis ({url.split('@')[-1] or 'no URL'})")
     for p in problems:
         print(p)
@@ -724,6 +744,273 @@ def cmd_k6_scripts(path):
     return 1 if problems or (shipped and not checked) else 0
 
 
+# ------------------------------------------------------------------------------------------- network policies
+# Which pods may reach which store, independently of the chart's templates: the stores' pod labels as their
+# operators and subcharts set them (CloudNativePG, cass-operator, Solr Operator + zookeeper-operator, Bitnami), the
+# clients from docs/architecture.md, and a small NetworkPolicy evaluator (same namespace, numeric ports).
+STORE_CLIENTS = {"postgresql": ("social-graph",), "cassandra": ("outbound", "inbound"),
+                 "redis": ("social-graph", "inbound"), "kafka": ("outbound", "inbound", "search"),
+                 "solr": ("search",), "zookeeper": ("store:solr",)}
+INIT_JOB_STORES = ("postgresql", "cassandra", "kafka", "solr")
+CASS_LABEL_RUN = re.compile(r"(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?")
+
+
+def clean_label_value(value):
+    """cass-operator's CleanLabelValue: spaces dropped, then the runs of label characters joined."""
+    return "".join(m.group(0) for m in CASS_LABEL_RUN.finditer(str(value).replace(" ", "")))
+
+
+def merged_values(values_files):
+    values = {}
+    for vf in values_files:
+        with open(vf, encoding="utf-8") as f:
+            values = deep_merge(values, yaml.load(f, Loader=Loader) or {})
+    return values
+
+
+def store_pods(docs, release, values):
+    """(store, where, pod labels, client port) of every store pod the release makes: from the operators' custom
+    resources in the render and, for the Bitnami subcharts (not rendered offline), from the values."""
+    out = []
+    for d in docs:
+        kind, spec, labels = d["kind"], d.get("spec") or {}, d.get("metadata", {}).get("labels") or {}
+        api = str(d.get("apiVersion", ""))
+        if kind == "Cluster" and api.startswith("postgresql.cnpg.io/"):
+            out.append(("postgresql", f"Cluster/{name_of(d)} instances",
+                        {"cnpg.io/cluster": name_of(d), "cnpg.io/podRole": "instance",
+                         "cnpg.io/instanceName": f"{name_of(d)}-1", "role": "primary"}, 5432))
+        elif kind == "K8ssandraCluster":
+            cass = spec.get("cassandra") or {}
+            cluster = clean_label_value(cass.get("clusterName") or name_of(d))
+            for dc in cass.get("datacenters") or []:
+                dc_name = (dc.get("metadata") or {}).get("name", "")
+                out.append(("cassandra", f"K8ssandraCluster/{name_of(d)} datacenter {dc_name}",
+                            {"app.kubernetes.io/managed-by": "cass-operator", "app.kubernetes.io/name": "cassandra",
+                             "app.kubernetes.io/instance": f"cassandra-{cluster}",
+                             "app.kubernetes.io/created-by": "cass-operator",
+                             "cassandra.datastax.com/cluster": cluster,
+                             "cassandra.datastax.com/datacenter": clean_label_value(dc_name),
+                             "cassandra.datastax.com/rack": "default"}, 9042))
+        elif kind == "SolrCloud":
+            shared = dict(labels, **{"solr-cloud": name_of(d)})
+            port = int((spec.get("solrAddressability") or {}).get("podPort") or 8983)
+            out.append(("solr", f"SolrCloud/{name_of(d)} Solr pods", dict(shared, technology="solr-cloud"), port))
+            if isinstance((spec.get("zookeeperRef") or {}).get("provided"), dict):
+                zk = f"{name_of(d)}-solrcloud-zookeeper"
+                out.append(("zookeeper", f"SolrCloud/{name_of(d)} provided ZooKeeper",
+                            dict(shared, technology="zookeeper", app=zk, kind="ZookeeperMember"), 2181))
+    for store, component, port_path, port in (("redis", "master", "master.containerPorts.redis", 6379),
+                                               ("kafka", "controller-eligible", "listeners.client.containerPort", 9092)):
+        sub = values.get(store) if isinstance(values.get(store), dict) else {}
+        if sub.get("enabled") is True:
+            out.append((store, f"Bitnami {store} (values {store}.enabled)",
+                        {"app.kubernetes.io/name": sub.get("nameOverride") or store,
+                         "app.kubernetes.io/instance": release, "app.kubernetes.io/component": component,
+                         "app.kubernetes.io/managed-by": "Helm"}, int(dig(sub, port_path) or port)))
+    return out
+
+
+def selector_matches(selector, labels):
+    """A LabelSelector (matchLabels, matchExpressions) against labels; an empty selector matches everything."""
+    selector = selector or {}
+    for k, v in (selector.get("matchLabels") or {}).items():
+        if labels.get(k) != str(v):
+            return False
+    for e in selector.get("matchExpressions") or []:
+        key, op, vals = e.get("key"), e.get("operator"), [str(x) for x in e.get("values") or []]
+        if (op == "In" and labels.get(key) not in vals) or (op == "NotIn" and labels.get(key) in vals) \
+                or (op == "Exists" and key not in labels) or (op == "DoesNotExist" and key in labels):
+            return False
+    return True
+
+
+def peer_matches(peer, labels, namespace):
+    """A NetworkPolicyPeer against a pod of the policy's own namespace (ipBlocks never match a pod here)."""
+    if "ipBlock" in peer:
+        return False
+    if "namespaceSelector" in peer and not selector_matches(
+            peer["namespaceSelector"], {"kubernetes.io/metadata.name": namespace}):
+        return False
+    return selector_matches(peer.get("podSelector"), labels)
+
+
+def port_matches(ports, port):
+    if not ports:
+        return True
+    for p in ports:
+        if p.get("protocol", "TCP") != "TCP":
+            continue
+        lo = p.get("port")
+        if lo is None:
+            return True
+        if isinstance(lo, int) and lo <= port <= int(p.get("endPort") or lo):
+            return True
+    return False
+
+
+def policy_types(policy):
+    spec = policy.get("spec") or {}
+    return spec.get("policyTypes") or (["Ingress"] + (["Egress"] if "egress" in spec else []))
+
+
+def allowed(policies, direction, subject, other, port, namespace):
+    """Whether `direction` ("Ingress"/"Egress") traffic of the pod labelled `subject` with the pod `other` on `port`
+    is allowed: pods no policy isolates in that direction allow everything."""
+    key, peers_key = ("ingress", "from") if direction == "Ingress" else ("egress", "to")
+    isolating = [p for p in policies if direction in policy_types(p)
+                 and selector_matches((p.get("spec") or {}).get("podSelector"), subject)]
+    if not isolating:
+        return True
+    for p in isolating:
+        for rule in (p.get("spec") or {}).get(key) or []:
+            if not port_matches(rule.get("ports"), port):
+                continue
+            peers = rule.get(peers_key)
+            if not peers or any(peer_matches(peer, other, namespace) for peer in peers):
+                return True
+    return False
+
+
+def broad_peer(peer):
+    """Why a NetworkPolicyPeer admits far more than a client, or ""."""
+    if not peer:
+        return "an empty peer {} (every pod of every namespace)"
+    pod, ns = peer.get("podSelector"), peer.get("namespaceSelector")
+    if "ipBlock" in peer:
+        cidr = str((peer["ipBlock"] or {}).get("cidr", ""))
+        return f"ipBlock {cidr} (every address)" if cidr.endswith("/0") else ""
+    if "namespaceSelector" in peer and not ns and not pod:
+        return "namespaceSelector {} without a podSelector (every pod of every namespace)"
+    if "namespaceSelector" not in peer and not pod:
+        return "podSelector {} (every pod of the namespace)"
+    return ""
+
+
+def pod_template_meta(doc):
+    """metadata of the pods a workload makes (a Pod's own)."""
+    spec = doc.get("spec") or {}
+    if doc["kind"] == "Pod":
+        return doc.get("metadata") or {}
+    if doc["kind"] == "CronJob":
+        spec = (spec.get("jobTemplate") or {}).get("spec") or {}
+    return (spec.get("template") or {}).get("metadata") or {}
+
+
+def cmd_netpol(release, render, values_files):
+    """Every store pod the release makes is isolated by a NetworkPolicy and reachable on its client port by exactly
+    its clients; a default deny covers the namespace; no ingress rule admits everything."""
+    docs = load(render)
+    values = merged_values(values_files)
+    policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    namespace = next((d["metadata"].get("namespace") for d in policies if d.get("metadata", {}).get("namespace")),
+                     "default")
+    problems = []
+    if values.get("networkPolicy", {}).get("enabled") is not True or not policies:
+        print("no NetworkPolicy rendered (networkPolicy.enabled must be true in every profile)")
+        return 1
+    # 1. the default deny: every pod, both directions, no ingress, egress to DNS only
+    deny = [p for p in policies if (p.get("spec") or {}).get("podSelector") in ({}, None)
+            and {"Ingress", "Egress"} <= set(policy_types(p)) and not (p.get("spec") or {}).get("ingress")
+            and all(r.get("ports") and all(x.get("port") == 53 for x in r["ports"])
+                    for r in (p.get("spec") or {}).get("egress") or [])]
+    if not deny:
+        problems.append("no default-deny NetworkPolicy (podSelector {}, policyTypes Ingress and Egress, no ingress "
+                        "rule, egress to DNS only)")
+    # 2. no ingress rule admits everything
+    for p in policies:
+        for i, rule in enumerate((p.get("spec") or {}).get("ingress") or []):
+            where = f"NetworkPolicy/{name_of(p)} ingress[{i}]"
+            if not rule.get("from"):
+                problems.append(f"{where}: no `from` (admits every source on {rule.get('ports') or 'every port'})")
+                continue
+            for peer in rule["from"]:
+                why = broad_peer(peer)
+                if why:
+                    problems.append(f"{where}: from {why}")
+    # 3. each store pod: isolated, its clients in, nobody else
+    sources = []  # (who, pod labels, a pod of the chart's own workloads): services by name, the rest by component
+    for d in docs:
+        if d["kind"] not in WORKLOADS or not pod_spec(d):
+            continue
+        labels = {k: str(v) for k, v in (pod_template_meta(d).get("labels") or {}).items()}
+        who = labels.get("app.kubernetes.io/name") if labels.get("app.kubernetes.io/name") in SERVICES \
+            else labels.get("app.kubernetes.io/component", f"{d['kind']}/{name_of(d)}")
+        if who not in [s[0] for s in sources]:
+            sources.append((who, labels, True))
+    stores = store_pods(docs, release, values)
+    sources += [(f"store:{store}", labels, False) for store, _, labels, _ in stores]
+    if not stores:
+        print("# no in-cluster store in these values")
+    rows = []
+    for store, where, labels, port in stores:
+        isolating = [name_of(p) for p in policies if "Ingress" in policy_types(p) and "Egress" in policy_types(p)
+                     and selector_matches((p.get("spec") or {}).get("podSelector"), labels)]
+        own = [n for n in isolating if n not in [name_of(x) for x in deny]]
+        if not own:
+            problems.append(f"{where}: no NetworkPolicy of its own selects its pods ({labels}); isolated only by "
+                            f"{isolating or 'nothing'}")
+        expected = set(STORE_CLIENTS[store])
+        if store in INIT_JOB_STORES:
+            expected.add(f"init-{store}")
+        admitted = []
+        for who, src, is_workload in sources:
+            if who == f"store:{store}":
+                continue
+            ok_in = allowed(policies, "Ingress", labels, src, port, namespace)
+            if ok_in:
+                admitted.append(who)
+            if who in expected:
+                if not ok_in:
+                    problems.append(f"{where}: its client {who} is not admitted on {port}")
+                elif is_workload and not allowed(policies, "Egress", src, labels, port, namespace):
+                    problems.append(f"{where}: its client {who} has no egress to it on {port}")
+            elif ok_in:
+                problems.append(f"{where}: {who} is admitted on {port}, and is not a client of {store}")
+        rows.append(f"{store:<10} {port:<5} {', '.join(sorted(admitted)) or '-':<55} ({', '.join(own) or '-'})")
+    print(f"{'store':<10} {'port':<5} {'admitted (pods of this release)':<55} (its NetworkPolicies)")
+    for r in rows:
+        print(r)
+    for p in problems:
+        print(f"FAIL: {p}")
+    print(f"{len(policies)} NetworkPolicies, {len(stores)} store pod selectors, default deny "
+          f"{name_of(deny[0]) if deny else 'MISSING'}: {len(problems)} problems")
+    return 1 if problems else 0
+
+
+# ------------------------------------------------------------------------------------------------ pod security
+def renamed(name, prefix, limit=52):
+    out = f"{prefix}{name}"
+    return out[:limit].rstrip("-.") if len(out) > limit else out
+
+
+def cmd_pod_templates(render, workloads_out, pods_out):
+    """For a server-side dry run in a namespace that enforces a Pod Security level: every workload of the render
+    under a new name (Pods are admitted with enforcement, the others with warnings), and every pod template as a Pod
+    of its own (enforced)."""
+    workloads, pods = [], []
+    for d in load(render):
+        if d["kind"] not in WORKLOADS or not pod_spec(d):
+            continue
+        meta = d.get("metadata") or {}
+        w = dict(d, metadata={"name": renamed(meta.get("name", "x"), "psa-"), "labels": meta.get("labels") or {}})
+        workloads.append(w)
+        if d["kind"] == "Pod":
+            continue
+        tmeta = pod_template_meta(d)
+        spec = dict(pod_spec(d))
+        if spec.get("restartPolicy") not in ("Always", "OnFailure", "Never"):
+            spec["restartPolicy"] = "Always"
+        pods.append({"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": renamed(f"{d['kind'].lower()}-{meta.get('name', 'x')}", "psa-", 63),
+                                  "labels": tmeta.get("labels") or {}, "annotations": tmeta.get("annotations") or {}},
+                     "spec": spec})
+    for path, items in ((workloads_out, workloads), (pods_out, pods)):
+        with open(path, "w", encoding="utf-8") as o:
+            yaml.safe_dump_all(items, o, sort_keys=False)
+    print(f"{len(workloads)} workloads ({', '.join(sorted({w['kind'] for w in workloads}))}), {len(pods)} pod templates")
+    return 0 if workloads else 1
+
+
 def cmd_summary(path):
     for d in load(path):
         print(d["kind"], name_of(d))
@@ -753,6 +1040,10 @@ def main(argv):
         return cmd_redis_clients(argv[1], argv[2])
     if len(argv) == 2 and argv[0] == "k6-scripts":
         return cmd_k6_scripts(argv[1])
+    if len(argv) >= 3 and argv[0] == "netpol":
+        return cmd_netpol(argv[1], argv[2], argv[3:])
+    if len(argv) == 4 and argv[0] == "pod-templates":
+        return cmd_pod_templates(argv[1], argv[2], argv[3])
     if len(argv) == 2 and argv[0] == "summary":
         return cmd_summary(argv[1])
     if len(argv) >= 4 and argv[0] == "images":
