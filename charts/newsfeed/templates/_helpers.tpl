@@ -391,6 +391,9 @@ true
 {{- if and .Values.monitoring.prometheusRule.enabled (not (.Files.Get "files/prometheus/newsfeed.rules.yml")) -}}
 {{- $messages = append $messages "monitoring.prometheusRule.enabled=true but files/prometheus/newsfeed.rules.yml is missing" -}}
 {{- end -}}
+{{- if and .Values.auth.enabled (not (trim (toString .Values.auth.issuer))) -}}
+{{- $messages = append $messages "auth.enabled=true needs auth.issuer (the iss every token must carry): without it the services refuse to start" -}}
+{{- end -}}
 {{- if $messages -}}
 {{- fail (printf "\n\nVALUES VALIDATION:\n  - %s\n" (join "\n  - " $messages)) -}}
 {{- end -}}

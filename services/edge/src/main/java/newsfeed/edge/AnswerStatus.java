@@ -8,6 +8,7 @@ import graphql.execution.instrumentation.InstrumentationState;
 import graphql.execution.instrumentation.SimplePerformantInstrumentation;
 import graphql.execution.instrumentation.parameters.InstrumentationExecutionParameters;
 import io.vertx.ext.web.RoutingContext;
+import newsfeed.common.auth.BearerTokens;
 
 import java.util.Map;
 import java.util.Objects;
@@ -22,12 +23,18 @@ import java.util.concurrent.CompletableFuture;
 final class AnswerStatus extends SimplePerformantInstrumentation {
   private static final String KEY = "newsfeed.edge.status";
 
-  /** Route handler before the GraphQL handler: the status is set just before the headers go out. */
+  /**
+   * Route handler before the GraphQL handler: the status is set just before the headers go out, with the bearer
+   * challenge of a 401 (a mutation without a good token).
+   */
   static void apply(RoutingContext ctx) {
     ctx.addHeadersEndHandler(v -> {
       Integer status = ctx.get(KEY);
       if (status != null && ctx.response().getStatusCode() == 200) {
         ctx.response().setStatusCode(status);
+        if (status == 401) {
+          ctx.response().putHeader("WWW-Authenticate", BearerTokens.CHALLENGE);
+        }
       }
     });
     ctx.next();

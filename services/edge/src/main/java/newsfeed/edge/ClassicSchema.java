@@ -6,6 +6,7 @@ import graphql.execution.instrumentation.ChainedInstrumentation;
 import graphql.schema.GraphQLSchema;
 import graphql.schema.idl.SchemaGenerator;
 import graphql.schema.idl.SchemaParser;
+import newsfeed.common.auth.BearerTokens;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,9 +36,9 @@ final class ClassicSchema {
     }
   }
 
-  static GraphQL create(RestApi api) {
+  static GraphQL create(RestApi api, BearerTokens tokens) {
     GraphQLSchema schema = new SchemaGenerator()
-        .makeExecutableSchema(new SchemaParser().parse(sdl()), new Resolvers(api).wiring());
+        .makeExecutableSchema(new SchemaParser().parse(sdl()), new Resolvers(api, tokens).wiring());
     return GraphQL.newGraphQL(schema)
         .defaultDataFetcherExceptionHandler(new FieldErrors())
         .instrumentation(new ChainedInstrumentation(List.of(

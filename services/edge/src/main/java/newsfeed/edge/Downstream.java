@@ -64,11 +64,17 @@ final class Downstream {
     });
   }
 
-  /** POST of a JSON body. */
-  Future<Object> post(String path, JsonObject body) {
+  /** POST of a JSON body, with the caller's Authorization header when it sent one (null: none). */
+  Future<Object> post(String path, JsonObject body, String authorization) {
     Buffer json = body.toBuffer();
-    return call("post", base -> web.postAbs(base + path).timeout(timeoutMs)
-        .putHeader("Content-Type", "application/json").sendBuffer(json));
+    return call("post", base -> {
+      HttpRequest<Buffer> request = web.postAbs(base + path).timeout(timeoutMs)
+          .putHeader("Content-Type", "application/json");
+      if (authorization != null) {
+        request.putHeader("Authorization", authorization);
+      }
+      return request.sendBuffer(json);
+    });
   }
 
   private Future<Object> call(String operation, Function<String, Future<HttpResponse<Buffer>>> send) {

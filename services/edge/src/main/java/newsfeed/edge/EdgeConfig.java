@@ -1,5 +1,6 @@
 package newsfeed.edge;
 
+import newsfeed.common.auth.AuthConfig;
 import newsfeed.common.config.Env;
 
 import java.net.URI;
@@ -15,7 +16,8 @@ import java.util.Map;
  */
 public record EdgeConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
                          List<String> socialGraphUrls, List<String> outboundUrls, List<String> inboundUrls,
-                         List<String> searchUrls, int downstreamTimeoutMs, int downstreamConnections) {
+                         List<String> searchUrls, int downstreamTimeoutMs, int downstreamConnections,
+                         AuthConfig auth) {
 
   public EdgeConfig {
     socialGraphUrls = List.copyOf(socialGraphUrls);
@@ -38,7 +40,8 @@ public record EdgeConfig(String httpHost, int httpPort, Duration shutdownGrace, 
         urls(e, "SEARCH_URL"),
         // longer than a post's worst case (outbound gives up on Kafka within about 9 s)
         e.integer("DOWNSTREAM_TIMEOUT_MS", 12_000, 100, 120_000),
-        e.integer("DOWNSTREAM_CONNECTIONS", 32, 1, 1024));
+        e.integer("DOWNSTREAM_CONNECTIONS", 32, 1, 1024),
+        AuthConfig.fromEnv(e));
   }
 
   /**

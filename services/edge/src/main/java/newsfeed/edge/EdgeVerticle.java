@@ -8,6 +8,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.graphql.GraphQLHandler;
+import newsfeed.common.auth.BearerTokens;
 import newsfeed.common.http.HttpBootstrap;
 
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.List;
 /**
  * The edge service: the classic GraphQL API on POST / and /graphql (GET /graphql?query= for queries), every
  * field resolved by the four services' REST API. It has no store, so it is ready as soon as it listens: a
- * service that is down is a 503 answer of the request that needs it, not an unready edge.
+ * service that is down is a 503 answer of the request that needs it, not an unready edge. With AUTH_ENABLED its
+ * mutations need the caller's bearer token, checked here and passed on to the service that writes.
  */
 public final class EdgeVerticle extends VerticleBase {
   private final EdgeConfig config;
@@ -37,7 +39,8 @@ public final class EdgeVerticle extends VerticleBase {
         new Downstream("outbound", config.outboundUrls(), web, timeout, registry),
         new Downstream("inbound", config.inboundUrls(), web, timeout, registry),
         new Downstream("search", config.searchUrls(), web, timeout, registry));
-    GraphQLHandler graphql = GraphQLHandler.create(ClassicSchema.create(api));
+    GraphQLHandler graphql =
+        GraphQLHandler.create(ClassicSchema.create(api, BearerTokens.create(vertx, config.auth())));
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.maxBodyBytes());   // no uploads to the FS
 
     Router router = HttpBootstrap.router(vertx, registry, List.of());

@@ -1,6 +1,7 @@
 package newsfeed.edge;
 
 import io.vertx.core.json.JsonObject;
+import newsfeed.common.http.ApiError;
 
 /**
  * Why a field could not be resolved, with the HTTP meaning it carries into the GraphQL error's extensions
@@ -19,6 +20,11 @@ final class FieldError extends RuntimeException {
 
   static FieldError badRequest(String message) {
     return new FieldError(400, "bad_request", message);
+  }
+
+  /** A refusal of the API's own (401, 403) as the field's error. */
+  static FieldError of(ApiError e) {
+    return new FieldError(e.status(), e.code(), e.getMessage());
   }
 
   static FieldError unavailable(String service) {

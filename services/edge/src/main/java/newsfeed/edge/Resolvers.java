@@ -4,10 +4,14 @@ import graphql.schema.DataFetcher;
 import graphql.schema.DataFetchingEnvironment;
 import graphql.schema.idl.RuntimeWiring;
 import io.vertx.core.Future;
+import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import newsfeed.common.auth.BearerTokens;
+import newsfeed.common.auth.Caller;
+import newsfeed.common.http.ApiError;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,9 +30,11 @@ final class Resolvers {
   private static final Set<String> ASKS_ITS_SERVICE = Set.of("name", "link", "friends", "inbound", "outbound");
 
   private final RestApi api;
+  private final BearerTokens tokens;
 
-  Resolvers(RestApi api) {
+  Resolvers(RestApi api, BearerTokens tokens) {
     this.api = api;
+    this.tokens = tokens;
   }
 
   RuntimeWiring wiring() {
@@ -37,22 +43,24 @@ final class Resolvers {
             .dataFetcher("participant", async(this::askedParticipant))
             .dataFetcher("posters", async(env -> api.posters(env.getArgument("keywords")).map(Resolvers::refs))))
         .type("Mutation", t -> t
-            .dataFetcher("createParticipant", mutation(env -> {
+            .dataFetcher("createParticipant", mutation((env, caller) -> {
               Map<String, Object> input = env.getArgument("input");
-              return api.createParticipant((String) input.get("name"))
+              return api.createParticipant((String) input.get("name"), authorization(env))
                   .map(p -> new ParticipantRef(p.getLong("id"), p));
             }))
-            .dataFetcher("createFriend", mutation(env -> {
+            .dataFetcher("createFriend", mutation((env, caller) -> {
               Map<String, Object> input = env.getArgument("input");
               long from = Ids.participant("from_id", input.get("from_id"));
               long to = Ids.participant("to_id", input.get("to_id"));
-              return api.befriend(from, to);
+              writesAs(caller, from);
+              return api.befriend(from, to, authorization(env));
             }))
-            .dataFetcher("createOutbound", mutation(env -> {
+            .dataFetcher("createOutbound", mutation((env, caller) -> {
               Map<String, Object> input = env.getArgument("input");
               long from = Ids.participant("from_id", input.get("from_id"));
+              writesAs(caller, from);
               return api.post(from, (String) input.get("occurred"), (String) input.get("subject"),
-                  (String) input.get("story"));
+                  (String) input.get("story"), authorization(env));
             })))
         .type("Participant", t -> t
             .dataFetcher("id", env -> Ids.of(env.<ParticipantRef>getSource().id()))
@@ -124,15 +132,40 @@ final class Resolvers {
     };
   }
 
-  /** A mutation changes data, so it is refused on GET (a link or a prefetch must never create anything). */
-  private static DataFetcher<CompletionStage<Object>> mutation(Function<DataFetchingEnvironment, Future<?>> fetch) {
+  /**
+   * A mutation changes data, so it is refused on GET (a link or a prefetch must never create anything), and with
+   * AUTH_ENABLED it runs only for a caller whose bearer token verifies (else a 401 field error, before any call).
+   */
+  private DataFetcher<CompletionStage<Object>> mutation(Write write) {
     return async(env -> {
       RoutingContext rc = env.getGraphQlContext().get(RoutingContext.class);
       if (rc != null && rc.request().method() != HttpMethod.POST) {
         throw new FieldError(405, "method_not_allowed", "mutations are sent with POST");
       }
-      return fetch.apply(env);
+      return tokens.caller(authorization(env))
+          .recover(err -> Future.failedFuture(err instanceof ApiError e ? FieldError.of(e) : err))
+          .compose(caller -> write.run(env, caller));   // a FieldError it throws fails the future
     });
+  }
+
+  /** What a mutation does once its caller is known. */
+  private interface Write {
+    Future<?> run(DataFetchingEnvironment env, Caller caller);
+  }
+
+  /** 403 unless the caller may write as participant {@code id} (anyone may while authentication is off). */
+  private static void writesAs(Caller caller, long id) {
+    try {
+      caller.requireParticipant(id);
+    } catch (ApiError e) {
+      throw FieldError.of(e);
+    }
+  }
+
+  /** The caller's Authorization header, passed on to the service a mutation writes to; null without one. */
+  private static String authorization(DataFetchingEnvironment env) {
+    RoutingContext rc = env.getGraphQlContext().get(RoutingContext.class);
+    return rc == null ? null : rc.request().getHeader(HttpHeaders.AUTHORIZATION);
   }
 
   private static DataFetcher<ParticipantRef> link(String field) {

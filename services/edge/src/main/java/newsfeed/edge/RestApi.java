@@ -7,7 +7,10 @@ import newsfeed.common.model.Links;
 
 import java.util.Map;
 
-/** The calls edge makes to the four services' REST API (docs/classic-api.md); shapes are theirs, unchanged. */
+/**
+ * The calls edge makes to the four services' REST API (docs/classic-api.md); shapes are theirs, unchanged. A write
+ * carries the caller's Authorization header (null: none), so the service checks the caller itself.
+ */
 final class RestApi {
   private final Downstream socialGraph;
   private final Downstream outbound;
@@ -26,8 +29,8 @@ final class RestApi {
     return object(socialGraph.get("/participant/" + id, Map.of()));
   }
 
-  Future<JsonObject> createParticipant(String name) {
-    return object(socialGraph.post("/participant", withoutNulls(new JsonObject().put("name", name))));
+  Future<JsonObject> createParticipant(String name, String authorization) {
+    return object(socialGraph.post("/participant", withoutNulls(new JsonObject().put("name", name)), authorization));
   }
 
   /** [{id,from,to}], every friend (the list's default page is all of them). */
@@ -35,9 +38,9 @@ final class RestApi {
     return array(socialGraph.get("/participant/" + id + "/friends", Map.of()));
   }
 
-  Future<JsonObject> befriend(long from, long to) {
+  Future<JsonObject> befriend(long from, long to, String authorization) {
     return object(socialGraph.post("/participant/" + from + "/friends",
-        new JsonObject().put("from", Links.participant(from)).put("to", Links.participant(to))));
+        new JsonObject().put("from", Links.participant(from)).put("to", Links.participant(to)), authorization));
   }
 
   /** The first page of the poster's own feed, newest first: [{from,occurred,subject,story}]. */
@@ -45,10 +48,10 @@ final class RestApi {
     return array(outbound.get("/participant/" + id + "/outbound", Map.of()));
   }
 
-  Future<JsonObject> post(long from, String occurred, String subject, String story) {
+  Future<JsonObject> post(long from, String occurred, String subject, String story, String authorization) {
     JsonObject body = new JsonObject().put("from", Links.participant(from)).put("occurred", occurred)
         .put("subject", subject).put("story", story);
-    return object(outbound.post("/participant/" + from + "/outbound", withoutNulls(body)));
+    return object(outbound.post("/participant/" + from + "/outbound", withoutNulls(body), authorization));
   }
 
   /** The first page of the participant's feed, newest first: [{from,to,occurred,subject,story}]. */

@@ -1,5 +1,6 @@
 package newsfeed.edge;
 
+import newsfeed.common.auth.AuthConfig;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -32,7 +33,7 @@ class EdgeConfigTest {
         "INBOUND_URL", "https://ib", "SEARCH_URL", "http://se:1",
         "DOWNSTREAM_TIMEOUT_MS", "500", "DOWNSTREAM_CONNECTIONS", "4"));
     assertEquals(new EdgeConfig("127.0.0.1", 18085, Duration.ofSeconds(3), 4096, List.of("http://sg:8080"),
-        List.of("http://ob:8080"), List.of("https://ib"), List.of("http://se:1"), 500, 4), c);
+        List.of("http://ob:8080"), List.of("https://ib"), List.of("http://se:1"), 500, 4, AuthConfig.OFF), c);
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TcpRelay;
+import newsfeed.common.testing.TestTokens;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -104,6 +105,31 @@ class EdgeServiceIT {
       assertEquals("participant_not_found", error.getJsonObject("extensions").getString("code"), q);
       assertTrue(error.getString("message").contains(Long.toString(unknown)), q + ": the service's own message");
       assertTrue(resp.bodyAsJsonObject().getJsonObject("data").stream().allMatch(e -> e.getValue() == null), q);
+    }
+  }
+
+  @Test
+  void withAuthenticationOnAMutationNeedsTheCallersOwnToken() throws Exception {
+    TestTokens issuer = TestTokens.rsa();
+    try (RunningEdge guarded = new RunningEdge(vertx, services(issuer.env()))) {
+      String create = "mutation { createParticipant(input: {name: \"edge guarded " + UUID.randomUUID()
+          + "\"}) { id } }";
+      HttpResponse<Buffer> none = guarded.queryAs(null, "/", create).await();
+      assertEquals("missing_token", error(none, 401).getJsonObject("extensions").getString("code"));
+      assertEquals("Bearer realm=\"newsfeed\"", none.getHeader("WWW-Authenticate"));
+      assertEquals("invalid_token", error(guarded.queryAs(TestTokens.rsa().bearer("1"), "/", create).await(), 401)
+          .getJsonObject("extensions").getString("code"));
+      String id = ok(guarded.queryAs(issuer.bearer("registration"), "/", create).await())
+          .getJsonObject("createParticipant").getString("id");
+
+      String post = "mutation { createOutbound(input: {from_id: \"" + id + "\", subject: \"s\", story: \"t\"}) "
+          + "{ subject } }";
+      assertEquals("forbidden", error(guarded.queryAs(issuer.bearer(id + "0"), "/", post).await(), 403)
+          .getJsonObject("extensions").getString("code"));
+      assertEquals(new JsonArray(), outboundFeed(id), "a refused post is stored nowhere");
+      ok(guarded.queryAs(issuer.bearer(id), "/", post).await());
+      assertEquals(1, outboundFeed(id).size());
+      ok(guarded.query("/", "query { participant(id: " + id + ") { name, outbound { subject } } }"));
     }
   }
 

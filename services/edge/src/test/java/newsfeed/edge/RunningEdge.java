@@ -45,8 +45,17 @@ final class RunningEdge implements AutoCloseable {
 
   /** The same, without waiting for the answer. */
   Future<HttpResponse<Buffer>> queryAsync(String path, String query) {
-    return http.post(port, "127.0.0.1", path).timeout(CLIENT_TIMEOUT_MS)
-        .putHeader("Content-Type", "application/json").sendBuffer(new JsonObject().put("query", query).toBuffer());
+    return queryAs(null, path, query);
+  }
+
+  /** POST {"query": ...} with this Authorization header (none when null), without waiting for the answer. */
+  Future<HttpResponse<Buffer>> queryAs(String authorization, String path, String query) {
+    var request = http.post(port, "127.0.0.1", path).timeout(CLIENT_TIMEOUT_MS)
+        .putHeader("Content-Type", "application/json");
+    if (authorization != null) {
+      request.putHeader("Authorization", authorization);
+    }
+    return request.sendBuffer(new JsonObject().put("query", query).toBuffer());
   }
 
   HttpResponse<Buffer> post(String path, String contentType, Buffer body) {

@@ -22,11 +22,13 @@ final class StubService implements AutoCloseable {
 
   private final HttpServer server;
   private final List<String> requests = new CopyOnWriteArrayList<>();
+  private final List<String> authorizations = new CopyOnWriteArrayList<>();
 
   StubService(Vertx vertx, Function<String, Answer> answers) {
     this.server = vertx.createHttpServer().requestHandler(req -> {
       String key = req.method() + " " + req.path();
       requests.add(key);
+      authorizations.add(String.valueOf(req.getHeader("Authorization")));
       req.body().onComplete(ar -> {
         Answer a = answers.apply(key);
         if (a == null) {
@@ -66,8 +68,14 @@ final class StubService implements AutoCloseable {
     return List.copyOf(requests);
   }
 
+  /** The Authorization header of every request since the last {@link #reset()} ("null": none), in order. */
+  List<String> authorizations() {
+    return List.copyOf(authorizations);
+  }
+
   void reset() {
     requests.clear();
+    authorizations.clear();
   }
 
   @Override

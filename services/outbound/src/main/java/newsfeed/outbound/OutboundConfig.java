@@ -1,5 +1,6 @@
 package newsfeed.outbound;
 
+import newsfeed.common.auth.AuthConfig;
 import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
 
@@ -9,7 +10,7 @@ import java.util.Map;
 /** Everything outbound reads from its environment (docs/contracts.md), parsed once at start. */
 public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
                              CassandraConfig cassandra, String kafkaBootstrapServers, String kafkaTopic,
-                             String socialGraphUrl, Duration reconcileAfter) {
+                             String socialGraphUrl, Duration reconcileAfter, AuthConfig auth) {
 
   public static OutboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -24,6 +25,7 @@ public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGra
         e.string("KAFKA_TOPIC", "outbound-posted"),
         e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),
         // longer than any request lives (a publish's worst case and the cancellation after it)
-        Duration.ofSeconds(e.integer("OUTBOUND_RECONCILE_AFTER_SECONDS", 60, 30, 86400)));
+        Duration.ofSeconds(e.integer("OUTBOUND_RECONCILE_AFTER_SECONDS", 60, 30, 86400)),
+        AuthConfig.fromEnv(e));
   }
 }

@@ -8,6 +8,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.handler.BodyHandler;
+import newsfeed.common.auth.WriteAuth;
 import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.ParticipantClient;
@@ -58,6 +59,7 @@ public final class OutboundVerticle extends VerticleBase {
         List.of(new Check("kafka", () -> publisher.checkBroker(2_000))));
     router.post("/participant/:id/outbound")
         .handler(BodyHandler.create(false).setBodyLimit(config.maxBodyBytes()))   // no uploads to the read-only FS
+        .handler(WriteAuth.create(vertx, config.auth()).asParticipant("id"))   // a token when AUTH_ENABLED
         .handler(outbound::post)
         .failureHandler(FailureHandler::handle);
     router.get("/participant/:id/outbound").handler(outbound::get).failureHandler(FailureHandler::handle);
@@ -79,7 +81,7 @@ public final class OutboundVerticle extends VerticleBase {
     return HttpBootstrap.drain(server, config.shutdownGrace())
         .andThen(ar -> {
           if (retractions != null && retractions.pending() > 0) {
-            LOG.error("stopping with {} retractions of failed posts not yet published: those posts may stay visible",
+            LOG.warn("stopping with {} retractions of failed posts not yet published: the reconciler will publish them",
                 retractions.pending());
           }
         })

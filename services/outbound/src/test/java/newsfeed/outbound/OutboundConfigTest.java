@@ -1,5 +1,6 @@
 package newsfeed.outbound;
 
+import newsfeed.common.testing.TestTokens;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -27,6 +28,19 @@ class OutboundConfigTest {
     assertTrue(c.cassandra().ioOnEventLoop());
     assertEquals("localhost:9092", c.kafkaBootstrapServers());
     assertEquals("outbound-posted", c.kafkaTopic());
+    assertTrue(!c.auth().enabled(), "the write API is open unless AUTH_ENABLED");
+  }
+
+  @Test
+  void authenticationIsReadAndAHalfConfigurationStopsTheStart() {
+    TestTokens issuer = TestTokens.rsa();
+    OutboundConfig c = OutboundConfig.fromEnv(issuer.env());
+    assertTrue(c.auth().enabled());
+    assertEquals(TestTokens.ISSUER, c.auth().issuer());
+    assertTrue(!c.toString().contains("BEGIN"), "keys are not logged: " + c);
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> OutboundConfig.fromEnv(Map.of("AUTH_ENABLED", "true", "AUTH_JWT_ISSUER", TestTokens.ISSUER)));
+    assertTrue(e.getMessage().contains("AUTH_JWT_PUBLIC_KEY"), e.getMessage());
   }
 
   @Test

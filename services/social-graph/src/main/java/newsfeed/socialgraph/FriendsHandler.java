@@ -13,8 +13,9 @@ import newsfeed.common.metrics.OperationTimer;
 
 /**
  * `POST /participant/:id/friends` {from?, to} (JSON or form) -> 200 {id,from,to}, the existing row when the two
- * are already friends; `GET /participant/:id/friends?limit=&cursor=` -> 200 [{id,from,to}] ordered by friend id,
- * with `X-Next-Cursor` when there are more. Without `limit` the whole list comes back (up to {@link #MAX_LIMIT}),
+ * are already friends, 409 too_many_friends when either would pass SOCIAL_GRAPH_MAX_FRIENDS;
+ * `GET /participant/:id/friends?limit=&cursor=` -> 200 [{id,from,to}] ordered by friend id, with `X-Next-Cursor`
+ * when there are more. Without `limit` the whole list comes back (up to {@link #MAX_LIMIT}),
  * as classic clients expect.
  */
 public final class FriendsHandler {

@@ -4,6 +4,7 @@ import io.vertx.core.Future;
 import io.vertx.pgclient.PgException;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowIterator;
+import io.vertx.sqlclient.RowSet;
 import io.vertx.sqlclient.Tuple;
 import newsfeed.common.http.ApiError;
 
@@ -15,6 +16,12 @@ import java.util.Set;
 /**
  * The table `friendship`: two directed rows per friendship, (a,b) and (b,a), so "friends of X" is one range scan
  * of the unique index (from_id, to_id) and pages are ordered by to_id.
+ *
+ * <p>With a friend limit (SOCIAL_GRAPH_MAX_FRIENDS, not 0) a new friendship is written in a transaction that first
+ * locks both participants' rows, then counts their friends, then inserts: every befriend of a participant takes the
+ * same lock, so concurrent requests (on any replica) are counted one after the other and nobody ever passes the
+ * limit through the API. A friendship that would is answered 409 too_many_friends and nothing is written. Asking
+ * again for an existing friendship is answered as before, whatever the counts.
  */
 public final class FriendsRepository {
   /**
@@ -33,6 +40,21 @@ public final class FriendsRepository {
       SELECT f.id, false, (SELECT count(*) FROM ins) FROM friendship f
       WHERE f.from_id = $1 AND f.to_id = $2 AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.from_id = $1)""";
   private static final String FIND = "SELECT id FROM friendship WHERE from_id = $1 AND to_id = $2";
+  /**
+   * Both participants, locked against every other befriend of either until the transaction ends; in id order, so
+   * two requests take their locks in the same order and never deadlock. NO KEY UPDATE leaves the foreign-key
+   * checks of other inserts (KEY SHARE) free.
+   */
+  private static final String LOCK = "SELECT id FROM participant WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE";
+  /**
+   * Each participant's friends now (a statement after the lock sees every friendship committed before it) and
+   * whether the other one is among them already (then this request adds no friend to it).
+   */
+  private static final String COUNT = """
+      SELECT p.id, (SELECT count(*) FROM friendship f WHERE f.from_id = p.id) AS friends,
+        EXISTS (SELECT 1 FROM friendship f
+                WHERE f.from_id = p.id AND f.to_id = CASE WHEN p.id = $1 THEN $2 ELSE $1 END) AS linked
+      FROM participant p WHERE p.id IN ($1, $2)""";
   private static final String PAGE =
       "SELECT id, to_id FROM friendship WHERE from_id = $1 AND to_id > $2 ORDER BY to_id LIMIT $3";
   private static final String EXISTING = "SELECT id FROM participant WHERE id = ANY($1)";
@@ -43,15 +65,52 @@ public final class FriendsRepository {
   }
 
   private final Postgres pg;
+  private final int maxFriends;
 
-  public FriendsRepository(Postgres pg) {
+  /** {@code maxFriends}: the most friends a participant may have, 0 for no limit. */
+  public FriendsRepository(Postgres pg, int maxFriends) {
     this.pg = pg;
+    this.maxFriends = maxFriends;
   }
 
   public Future<Befriended> befriend(long from, long to) {
+    if (maxFriends == 0) {
+      // one statement, no lock: what social-graph did before it had a limit
+      return insert(pg::query, from, to)
+          .recover(err -> isForeignKeyViolation(err) ? unknownParticipant(from, to) : Future.failedFuture(err));
+    }
+    return pg.transaction(tx -> pg.query(tx, LOCK, Tuple.of((Object) new Long[] {from, to}))
+        .compose(locked -> locked.size() == 2 ? pg.query(tx, COUNT, Tuple.of(from, to)) : missingOf(locked, from, to))
+        .compose(counts -> {
+          for (Row row : counts) {
+            if (!row.getBoolean("linked") && row.getLong("friends") >= maxFriends) {
+              return Future.failedFuture(tooManyFriends(row.getLong("id"), row.getLong("friends")));
+            }
+          }
+          return insert((sql, args) -> pg.query(tx, sql, args), from, to);
+        }));
+  }
+
+  /** A statement runner: the pool's, or a transaction's. */
+  private interface Statements {
+    Future<RowSet<Row>> query(String sql, Tuple args);
+  }
+
+  private ApiError tooManyFriends(long id, long friends) {
+    return new ApiError(409, "too_many_friends", "participant " + id + " already has " + friends
+        + " friends, the most one may have (" + maxFriends + ")");
+  }
+
+  // the lock found fewer than two participants: name the one missing in the 404
+  private static <T> Future<T> missingOf(RowSet<Row> locked, long from, long to) {
+    Set<Long> existing = new HashSet<>();
+    locked.forEach(r -> existing.add(r.getLong("id")));
+    return Future.failedFuture(ApiError.participantNotFound(existing.contains(from) ? to : from));
+  }
+
+  private Future<Befriended> insert(Statements db, long from, long to) {
     Tuple args = Tuple.of(from, to, Math.min(from, to), Math.max(from, to));
-    return pg.query(BEFRIEND, args)
-        .recover(err -> isForeignKeyViolation(err) ? unknownParticipant(from, to) : Future.failedFuture(err))
+    return db.query(BEFRIEND, args)
         .compose(rows -> {
           RowIterator<Row> it = rows.iterator();
           if (it.hasNext()) {
@@ -60,7 +119,7 @@ public final class FriendsRepository {
                 row.getBoolean("created"), row.getLong("inserted") > 0));
           }
           // a concurrent request inserted the pair after this statement's snapshot: it is committed now
-          return pg.query(FIND, Tuple.of(from, to)).map(found -> {
+          return db.query(FIND, Tuple.of(from, to)).map(found -> {
             RowIterator<Row> f = found.iterator();
             if (!f.hasNext()) {
               throw new IllegalStateException("friendship " + from + "->" + to + " neither inserted nor found");

@@ -6,10 +6,13 @@ import io.vertx.core.Future;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.RowSet;
+import io.vertx.sqlclient.SqlClient;
+import io.vertx.sqlclient.SqlConnection;
 import io.vertx.sqlclient.Tuple;
 import newsfeed.common.metrics.StoreTimers;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The PostgreSQL pool as the repositories use it: prepared queries (cached per connection), each timed as
@@ -30,8 +33,18 @@ public final class Postgres {
   }
 
   public Future<RowSet<Row>> query(String sql, Tuple args) {
-    return StoreTimers.time(() -> pool.preparedQuery(sql).execute(args)
+    return query(pool, sql, args);
+  }
+
+  /** A statement on {@code client}: the pool, or the connection of a {@link #transaction}. */
+  public Future<RowSet<Row>> query(SqlClient client, String sql, Tuple args) {
+    return StoreTimers.time(() -> client.preparedQuery(sql).execute(args)
         .timeout(QUERY_TIMEOUT_MS, TimeUnit.MILLISECONDS), ok, error);
+  }
+
+  /** The statements of {@code work} in one transaction: committed when its future succeeds, else rolled back. */
+  public <T> Future<T> transaction(Function<SqlConnection, Future<T>> work) {
+    return pool.withTransaction(work);
   }
 
   /** Readiness: a connection can be had and answers. */

@@ -1,6 +1,7 @@
 package newsfeed.socialgraph;
 
 import io.vertx.pgclient.PgConnectOptions;
+import newsfeed.common.auth.AuthConfig;
 import newsfeed.common.config.Env;
 import newsfeed.common.redis.RedisConfig;
 
@@ -10,8 +11,15 @@ import java.util.Map;
 /** Everything social-graph reads from its environment (docs/contracts.md), parsed once at start. */
 public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdownGrace, int httpMaxBodyBytes,
                                 String pgHost, int pgPort, String pgDatabase, String pgUser, String pgPassword,
-                                int pgPoolSize, RedisConfig redis, Duration redisTtl) {
+                                int pgPoolSize, RedisConfig redis, Duration redisTtl, int maxFriends,
+                                AuthConfig auth) {
   private static final int PG_CONNECT_TIMEOUT_MS = 2_000;
+  /**
+   * Default of SOCIAL_GRAPH_MAX_FRIENDS: a participant's whole friend list still fits the classic list's one page
+   * (FriendsHandler.MAX_LIMIT) and the cache (GraphCache.MAX_CACHED_FRIENDS), and a post fans out to at most this
+   * many feeds (the 10,000-follower fan-out of docs/benchmarks.md stays possible).
+   */
+  static final int DEFAULT_MAX_FRIENDS = 10_000;
 
   public static SocialGraphConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -27,7 +35,9 @@ public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdown
         e.optional("PG_PASSWORD"),
         e.integer("PG_POOL_SIZE", 16, 1, 1000),
         RedisConfig.fromEnv(e),
-        Duration.ofSeconds(e.integer("REDIS_TTL_SECONDS", 300, 1, 7 * 24 * 3600)));
+        Duration.ofSeconds(e.integer("REDIS_TTL_SECONDS", 300, 1, 7 * 24 * 3600)),
+        e.integer("SOCIAL_GRAPH_MAX_FRIENDS", DEFAULT_MAX_FRIENDS, 0, 10_000_000),
+        AuthConfig.fromEnv(e));
   }
 
   public PgConnectOptions pgConnectOptions() {
@@ -47,6 +57,7 @@ public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdown
   @Override
   public String toString() {
     return "SocialGraphConfig[http=" + httpHost + ":" + httpPort + ", pg=" + pgUser + "@" + pgHost + ":" + pgPort
-        + "/" + pgDatabase + " pool=" + pgPoolSize + ", redis=" + redis + " ttl=" + redisTtl + "]";
+        + "/" + pgDatabase + " pool=" + pgPoolSize + ", redis=" + redis + " ttl=" + redisTtl + ", maxFriends="
+        + (maxFriends == 0 ? "unlimited" : maxFriends) + ", auth=" + auth + "]";
   }
 }

@@ -8,6 +8,7 @@ import io.vertx.core.net.NetClientOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.pgclient.PgBuilder;
+import newsfeed.common.auth.WriteAuth;
 import newsfeed.common.redis.RedisStore;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.PoolOptions;
@@ -57,16 +58,20 @@ public final class SocialGraphVerticle extends VerticleBase {
     redis = RedisStore.create(vertx, config.redis(), registry);
     cache = new GraphCache(vertx, redis, config.redisTtl(), registry);
     Postgres pg = new Postgres(pool, registry);
-    SocialGraph graph = new SocialGraph(new ParticipantRepository(pg), new FriendsRepository(pg), cache);
+    SocialGraph graph = new SocialGraph(new ParticipantRepository(pg), new FriendsRepository(pg, config.maxFriends()),
+        cache);
     ParticipantHandler participants = new ParticipantHandler(graph, registry);
     FriendsHandler friends = new FriendsHandler(graph, registry);
 
     Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("postgresql", pg::ping)));
     // no file uploads: nothing is ever written to the (read-only) file system
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.httpMaxBodyBytes());
-    router.post("/participant").handler(body).handler(participants::create).failureHandler(FailureHandler::handle);
+    // writes need a bearer token when AUTH_ENABLED (after the body: Vert.x reads it before any async step)
+    WriteAuth auth = WriteAuth.create(vertx, config.auth());
+    router.post("/participant").handler(body).handler(auth.anyCaller()).handler(participants::create)
+        .failureHandler(FailureHandler::handle);
     router.get("/participant/:id").handler(participants::get).failureHandler(FailureHandler::handle);
-    router.post("/participant/:id/friends").handler(body).handler(friends::create)
+    router.post("/participant/:id/friends").handler(body).handler(auth.asParticipant("id")).handler(friends::create)
         .failureHandler(FailureHandler::handle);
     router.get("/participant/:id/friends").handler(friends::list).failureHandler(FailureHandler::handle);
 

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
@@ -23,12 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A participant with more friends than the cache holds (10,001, written straight into PostgreSQL): the default
  * request returns the first 10,000 with a cursor, and inbound's FriendsClient way of reading (limit=1000, follow
- * X-Next-Cursor) collects every friend exactly once, before and after the "too big to cache" marker is set.
+ * X-Next-Cursor) collects every friend exactly once, before and after the "too big to cache" marker is set. The
+ * friend limit is off here (SOCIAL_GRAPH_MAX_FRIENDS=0): its default is the cache's size, and this list is larger.
  */
 class LargeFriendListIT {
   private static final int FRIENDS = GraphCache.MAX_CACHED_FRIENDS + 1;
   @RegisterExtension
-  static final ServiceOnStack stack = new ServiceOnStack();
+  static final ServiceOnStack stack = new ServiceOnStack(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"));
 
   @Test
   void moreFriendsThanTheCacheHoldsArePagedCompletely() throws Exception {

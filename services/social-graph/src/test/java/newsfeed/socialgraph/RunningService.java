@@ -79,6 +79,15 @@ final class RunningService {
     return post(uri, body.encode());
   }
 
+  /** A JSON POST with this Authorization header (none when null). */
+  HttpResponse<Buffer> postAs(String authorization, String uri, JsonObject body) {
+    var request = http.post(port, "127.0.0.1", uri).putHeader("Content-Type", "application/json");
+    if (authorization != null) {
+      request.putHeader("Authorization", authorization);
+    }
+    return request.sendBuffer(body.toBuffer()).await();
+  }
+
   long createParticipant(String name) {
     HttpResponse<Buffer> resp = post("/participant", new JsonObject().put("name", name));
     if (resp.statusCode() != 200) {

@@ -30,6 +30,8 @@ class SocialGraphConfigTest {
     assertNull(c.redis().password());
     assertEquals(Duration.ofSeconds(300), c.redisTtl());
     assertEquals(Duration.ofMillis(250), c.redis().timeout());
+    assertEquals(10_000, c.maxFriends());
+    assertFalse(c.auth().enabled());
   }
 
   @Test
@@ -40,7 +42,8 @@ class SocialGraphConfigTest {
         Map.entry("PG_HOST", "pg"), Map.entry("PG_PORT", "15432"), Map.entry("PG_DATABASE", "db"),
         Map.entry("PG_USER", "u"), Map.entry("PG_PASSWORD", "secret"), Map.entry("PG_POOL_SIZE", "4"),
         Map.entry("REDIS_URL", "redis://cache:16379/1"), Map.entry("REDIS_PASSWORD", "rsecret"),
-        Map.entry("REDIS_TTL_SECONDS", "60"), Map.entry("REDIS_TIMEOUT_MS", "100")));
+        Map.entry("REDIS_TTL_SECONDS", "60"), Map.entry("REDIS_TIMEOUT_MS", "100"),
+        Map.entry("SOCIAL_GRAPH_MAX_FRIENDS", "0")));
     assertEquals(18081, c.httpPort());
     assertEquals(1024, c.httpMaxBodyBytes());
     assertEquals("pg", c.pgConnectOptions().getHost());
@@ -53,6 +56,7 @@ class SocialGraphConfigTest {
     assertEquals("rsecret", c.redis().options().getPassword());
     assertEquals(Duration.ofSeconds(60), c.redisTtl());
     assertEquals(Duration.ofMillis(100), c.redis().timeout());
+    assertEquals(0, c.maxFriends(), "0: no limit");
   }
 
   @Test
@@ -60,7 +64,9 @@ class SocialGraphConfigTest {
     for (Map<String, String> bad : new Map[] {Map.of("HTTP_PORT", "http"), Map.of("HTTP_PORT", "70000"),
         Map.of("PG_POOL_SIZE", "0"), Map.of("PG_PORT", "-1"), Map.of("REDIS_TTL_SECONDS", "0"),
         Map.of("HTTP_MAX_BODY_BYTES", "12"), Map.of("REDIS_URL", "http://cache:6379"),
-        Map.of("REDIS_URL", "cache:6379"), Map.of("REDIS_TIMEOUT_MS", "fast")}) {
+        Map.of("REDIS_URL", "cache:6379"), Map.of("REDIS_TIMEOUT_MS", "fast"),
+        Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "-1"), Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "many"),
+        Map.of("AUTH_ENABLED", "on"), Map.of("AUTH_JWT_ISSUER", "https://issuer.test")}) {
       String name = bad.keySet().iterator().next();
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> SocialGraphConfig.fromEnv(bad), bad.toString());

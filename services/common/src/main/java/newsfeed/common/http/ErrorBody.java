@@ -23,6 +23,9 @@ public final class ErrorBody {
   }
 
   public static Future<Void> send(HttpServerResponse response, ApiError error) {
+    if (!response.ended()) {
+      error.headers().forEach(response::putHeader);
+    }
     return send(response, error.status(), error.code(), error.getMessage());
   }
 }

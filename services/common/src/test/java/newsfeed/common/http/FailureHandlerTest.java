@@ -65,6 +65,9 @@ class FailureHandlerTest {
       ctx.response().setStatusCode(200).end("done");
       ctx.fail(new IllegalStateException("failed after the answer"));
     }).failureHandler(FailureHandler::handle);
+    router.get("/challenge").handler(ctx -> {
+      throw new ApiError(401, "missing_token", "a token is needed").withHeader("WWW-Authenticate", "Bearer");
+    }).failureHandler(FailureHandler::handle);
     router.get("/teapot").handler(ctx -> ctx.fail(418)).failureHandler(FailureHandler::handle);
     router.post("/body").handler(BodyHandler.create(false).setBodyLimit(16)).handler(ctx -> ctx.end("read"))
         .failureHandler(FailureHandler::handle);
@@ -96,6 +99,14 @@ class FailureHandlerTest {
     HttpResponse<Buffer> resp = get("/thing/7");
     assertError(resp, 404, "thing_not_found", "no thing with id 7");
     assertTrue(LOGGED.isEmpty(), "an answer to the client's request is not logged");
+  }
+
+  @Test
+  void theHeadersOfAnApiErrorAreSentWithIt() {
+    HttpResponse<Buffer> resp = get("/challenge");
+    assertError(resp, 401, "missing_token", "a token is needed");
+    assertEquals("Bearer", resp.getHeader("WWW-Authenticate"));
+    assertNull(get("/thing/7").getHeader("WWW-Authenticate"));
   }
 
   @Test
