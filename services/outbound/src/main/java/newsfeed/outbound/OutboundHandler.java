@@ -140,23 +140,22 @@ public final class OutboundHandler {
   }
 
   /**
-   * The post's pending entry, then its row at write timestamp micros, then its event; the entry goes once Kafka has
-   * the event (a process dying before that leaves it to the {@link Reconciler}). A failed write cancels the row
-   * again; a failed publish also retracts the event (at the tombstone's timestamp) in case it reached the broker.
+   * The post's row at write timestamp micros with its pending entry (one request), then its event; the entry goes
+   * once Kafka has the event (a process dying before that leaves it to the {@link Reconciler}). A failed write
+   * cancels the row again; a failed publish also retracts the event (at the tombstone's timestamp) in case it
+   * reached the broker.
    */
   private Future<Void> store(OutboundItem item, long micros) {
     PendingPosts.Entry entry = PendingPosts.of(item, micros);
-    return pending.add(entry).recover(err -> Future.failedFuture(StoreFailure.wrap(err, "cassandra")))
-        .compose(v -> repository.insert(item, micros).recover(err -> cancel(item, micros, err, "cassandra")
-            .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "cassandra")))))
+    return repository.insert(item, micros, pending.addStatement(entry))
+        .recover(err -> cancel(item, micros, err, "cassandra")
+            .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "cassandra"))))
         .compose(v -> publisher.publish(item.event(micros)).recover(err -> {
           retractions.retract(new OutboundRetractedEvent(item.occurred(), item.participantId(), micros + 1));
           return cancel(item, micros, err, "kafka")
               .transform(ar -> Future.failedFuture(StoreFailure.wrap(err, "kafka")));
         }))
-        // not waited for: an entry left behind only makes the reconciler publish the event once more
-        .onSuccess(v -> pending.remove(entry).onFailure(err -> LOG.debug("pending entry of {}/{} kept: {}",
-            item.participantId(), item.occurred(), err.toString())));
+        .onSuccess(v -> pending.removeSoon(entry));
   }
 
   /**

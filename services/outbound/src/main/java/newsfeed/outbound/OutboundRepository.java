@@ -1,7 +1,9 @@
 package newsfeed.outbound;
 
 import com.datastax.oss.driver.api.core.DefaultConsistencyLevel;
+import com.datastax.oss.driver.api.core.cql.BatchStatement;
 import com.datastax.oss.driver.api.core.cql.BoundStatement;
+import com.datastax.oss.driver.api.core.cql.DefaultBatchType;
 import com.datastax.oss.driver.api.core.cql.Row;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -55,13 +57,18 @@ public final class OutboundRepository {
   }
 
   /**
-   * Writes the post with the write timestamp {@code micros}; idempotent (same key, same values), so the driver may
-   * retry it. The explicit timestamp is what lets {@link #delete} cancel it for good, whenever it arrives.
+   * Writes the post with the write timestamp {@code micros}, and {@code alongside} (its pending entry) in the same
+   * request: an UNLOGGED batch, one round trip; the coordinator applies both, so a process that dies after sending it
+   * leaves the entry with the row. Idempotent (same keys, same values), so the driver may retry it. The explicit
+   * timestamp is what lets {@link #delete} cancel the row for good, whenever it arrives.
    */
-  public Future<Void> insert(OutboundItem item, long micros) {
-    return StoreTimers.time(() -> insert.get().compose(ps -> client.execute(ps.bind(item.participantId(),
-        item.occurred(), item.givenOccurred(), item.subject(), item.story()).setConsistencyLevel(CONSISTENCY)
-        .setQueryTimestamp(micros).setIdempotent(true))),
+  public Future<Void> insert(OutboundItem item, long micros, Future<BoundStatement> alongside) {
+    return StoreTimers.time(() -> insert.get().compose(ps -> alongside.compose(entry -> client.execute(
+        BatchStatement.builder(DefaultBatchType.UNLOGGED).setIdempotence(true).setConsistencyLevel(CONSISTENCY)
+            .setQueryTimestamp(micros).addStatement(entry)
+            .addStatement(ps.bind(item.participantId(), item.occurred(), item.givenOccurred(), item.subject(),
+                item.story()))
+            .build()))),
         executeOk, executeError).mapEmpty();
   }
 

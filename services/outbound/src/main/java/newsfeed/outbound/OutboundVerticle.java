@@ -33,6 +33,7 @@ public final class OutboundVerticle extends VerticleBase {
   private EventPublisher publisher;
   private Retractions retractions;
   private Reconciler reconciler;
+  private PendingPosts pending;
   private WebClient web;
   private HttpServer server;
 
@@ -49,7 +50,7 @@ public final class OutboundVerticle extends VerticleBase {
     web = HttpBootstrap.webClient(vertx, "newsfeed-outbound", 16);
     ParticipantClient participants = new ParticipantClient(web, config.socialGraphUrl(), KNOWN_PARTICIPANTS);
     retractions = new Retractions(vertx, publisher, registry);
-    PendingPosts pending = new PendingPosts(cassandra, registry);
+    pending = new PendingPosts(vertx, cassandra, registry);
     reconciler = new Reconciler(vertx, pending, repository, publisher, config.reconcileAfter(), registry);
     OutboundHandler outbound = new OutboundHandler(vertx, repository, pending,
         new PostClaims(cassandra, registry), publisher, retractions, participants, registry);
@@ -85,6 +86,7 @@ public final class OutboundVerticle extends VerticleBase {
                 retractions.pending());
           }
         })
+        .transform(ar -> pending == null ? Future.succeededFuture() : pending.flush())
         .transform(ar -> publisher == null ? Future.succeededFuture() : publisher.close())
         .transform(ar -> cassandra == null ? Future.succeededFuture() : cassandra.close())
         .transform(ar -> HttpBootstrap.close(web));

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP relay in front of a real store or service, so a test can take it away from the service under test (close
@@ -30,8 +29,6 @@ public final class TcpRelay {
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private final List<Runnable> flushes = new CopyOnWriteArrayList<>();
   private volatile boolean holding;
-  /** Answers still let through before holding begins (holdAnswersAfter). */
-  private final AtomicInteger passBeforeHolding = new AtomicInteger(-1);
   private NetServer server;
 
   public TcpRelay(Vertx vertx, int port, String targetHost, int targetPort) {
@@ -58,9 +55,6 @@ public final class TcpRelay {
         Context context = Vertx.currentContext();
         List<Buffer> held = new ArrayList<>();
         out.handler(answer -> {
-          if (passBeforeHolding.get() >= 0 && passBeforeHolding.getAndDecrement() == 0) {
-            holding = true;
-          }
           if (holding || !held.isEmpty()) {
             held.add(answer);
           } else {
@@ -88,17 +82,8 @@ public final class TcpRelay {
     holding = true;
   }
 
-  /**
-   * The next {@code answers} answers pass, then the store's answers wait in the relay: for a request whose answer is
-   * lost after others of the same operation got theirs (on an idle connection each answer is one read).
-   */
-  public void holdAnswersAfter(int answers) {
-    passBeforeHolding.set(answers);
-  }
-
   /** The held answers go out, in order, and later ones pass again. */
   public void releaseAnswers() {
-    passBeforeHolding.set(-1);
     holding = false;
     flushes.forEach(Runnable::run);
   }
