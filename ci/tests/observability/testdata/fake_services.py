@@ -26,7 +26,7 @@ H, C, G = "histogram", "counter", "gauge"
 
 # the kinds of series below, each with its name and label names once: (service, type, name, labels,
 # per second | gauge value, pattern)
-def http(service, method, route, status, per_second):
+def http_series(service, method, route, status, per_second):
     return (service, H, "newsfeed_http_server_requests_seconds",
             {"route": route, "method": method, "status": status}, per_second, FAST)
 
@@ -55,23 +55,23 @@ def lag(service, group, partition, records):
 
 
 SERIES = (
-    http("outbound", "POST", "/participant/:id/outbound", "200", 2.0),
-    http("outbound", "POST", "/participant/:id/outbound", "503", 0.5),
+    http_series("outbound", "POST", "/participant/:id/outbound", "200", 2.0),
+    http_series("outbound", "POST", "/participant/:id/outbound", "503", 0.5),
     operation("outbound", "outbound", "post", 2.0),
     store("outbound", "cassandra", "execute", 2.0),
     store("outbound", "kafka", "produce", 2.0),
     counter("outbound", "newsfeed_events_total", {"event": "produced"}, 2.0),
-    http("inbound", "GET", "/participant/:id/inbound", "200", 3.0),
+    http_series("inbound", "GET", "/participant/:id/inbound", "200", 3.0),
     operation("inbound", "inbound", "load", 3.0),
     delay("inbound", "newsfeed_fanout_delay_seconds", 1.0),
     counter("inbound", "newsfeed_events_total", {"event": "consumed"}, 2.0),
     lag("inbound", "newsfeed-inbound", "0", 4),
     lag("inbound", "newsfeed-inbound", "1", 3),
-    http("social-graph", "GET", "/participant/:id", "200", 1.0),
+    http_series("social-graph", "GET", "/participant/:id", "200", 1.0),
     store("social-graph", "postgresql", "query", 0.25),
     counter("social-graph", "newsfeed_cache_requests_total", {"cache": "participant", "result": "hit"}, 0.75),
     counter("social-graph", "newsfeed_cache_requests_total", {"cache": "participant", "result": "miss"}, 0.25),
-    http("search", "GET", "/outbound", "200", 0.5),
+    http_series("search", "GET", "/outbound", "200", 0.5),
     delay("search", "newsfeed_search_index_delay_seconds", 1.0),
     lag("search", "newsfeed-search", "0", 1),
 )
