@@ -9,13 +9,19 @@
 #           the NetworkPolicies of every profile (manifests.py netpol, on a render with the profile's own Redis and
 #           Kafka): a default deny, no rule admitting everything, every store pod isolated and reached only by its
 #           clients; negative fixtures (ci/tests/charts/netpol-refused/) that the check must refuse;
+#           the store credentials of every profile (ci/tests/charts/credentials.py, on the same render): no service
+#           reads a store admin's Secret, and with storeAuth every Kafka, Cassandra and Solr client has its own user
+#           (SASL for Kafka) that its schema Job provisions; existingSecrets replace the generated Secrets
+#           (ci/tests/charts/credentials-existing.yaml); fixtures the check must refuse (ci/tests/charts/credentials-refused/);
+#           the schema Jobs' credential steps run against stand-ins of their tools (ci/tests/charts/init_jobs.py);
 #  online:  a local etcd + kube-apiserver + kube-controller-manager (ci/local/control-plane.sh), the operators' CRDs
 #           from their Go module zips at the versions of operators/versions.env (ci/local/control-plane/crds.sh),
 #           then for every profile a real `helm install` into its own namespace, labelled to enforce the
 #           `restricted` Pod Security Standard (no "would violate PodSecurity" warning; every workload and every pod
 #           template, as a Pod, admitted by a server-side dry run; a privileged Pod refused, a privileged Deployment
 #           warned about: ci/tests/charts/podsecurity/), objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
-#           a Job from the k6 smoke CronJob, the `helm test` Pods, and invalid values that must be refused
+#           a Job from the k6 smoke CronJob, the `helm test` Pods, the generated store credentials unchanged by a
+#           `helm upgrade` (lookup) and removed by one with existingSecrets, and invalid values that must be refused
 #           by values.schema.json and, past it, by the API server.
 # Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features) for the umbrella chart,
 # charts/<chart>/ci/*.yaml for any chart.
@@ -168,6 +174,12 @@ netpol_check() {  # netpol_check NS VALUES: manifests.py netpol on the full rend
   render_full "$UMBRELLA" "$1" "$WORK/render/$1/full.yaml" "$2" || return 1
   manifests netpol "$RELEASE" "$WORK/render/$1/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$2"
 }
+credentials() { "$PY" "$HERE/credentials.py" "$@"; }
+# credentials_check NS VALUES: credentials.py on the same full render (its own Kafka's Secret included)
+credentials_check() {
+  [ -s "$WORK/render/$1/full.yaml" ] || render_full "$UMBRELLA" "$1" "$WORK/render/$1/full.yaml" "$2" || return 1
+  credentials "$RELEASE" "$WORK/render/$1/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$2"
+}
 # images_check NAME CHART DIR VALUES: the images of DIR/a.yaml (and of CHART's Bitnami subcharts from VALUES), listed
 # in DIR/images.txt; each profile's list is printed below as one table
 images_check() {
@@ -195,6 +207,8 @@ for p in "${PROFILES[@]}"; do
         manifests k6-scripts "$WORK/render/$ns/a.yaml"
       check "$name: NetworkPolicies: default deny, no rule admitting everything, every store pod (its Redis and Kafka too) isolated and reached only by its clients" \
         netpol_check "$ns" "$f"
+      check "$name: store credentials: no service reads a store admin's Secret; with storeAuth each Kafka (SASL), Cassandra and Solr client its own user, which its schema Job provisions" \
+        credentials_check "$ns" "$f"
     fi
     check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
     images_check "$name" "$c" "$WORK/render/$ns" "$f"
@@ -286,6 +300,51 @@ if [ -n "$base" ]; then
   done
   [ "$n" -gt 0 ] || fail_now "negative NetworkPolicy cases under $HERE/netpol-refused"
 fi
+# credentials_refused FILE: the base profile with FILE on top renders (the chart's own validation lets it through), and
+# the store credentials check fails with every `# expect:` line of FILE
+credentials_refused() {
+  local bad=$1 dir re unmatched=0 rc=0
+  dir=$WORK/render/credentials-refused/$(basename "$bad" .yaml)
+  mkdir -p "$dir"
+  render_full "$UMBRELLA" credentials "$dir/full.yaml" "$base" "$bad" || return 1
+  credentials "$RELEASE" "$dir/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$base" "$bad" > "$dir/out.txt" || rc=$?
+  cat "$dir/out.txt"
+  [ "$rc" -ne 0 ] || { echo ">> the store credentials check passed; it must fail"; return 1; }
+  grep -q '^# expect: ' "$bad" || { echo ">> $bad has no '# expect: REGEX' line"; return 1; }
+  while read -r re; do
+    grep -qE "$re" "$dir/out.txt" || { echo ">> no problem matches /$re/"; unmatched=1; }
+  done < <(sed -n 's/^# expect: //p' "$bad")
+  [ "$unmatched" -eq 0 ]
+}
+# GENERATED_CREDENTIALS: the names of the Secrets the chart generates for store credentials (any release name)
+GENERATED_CREDENTIALS="^Secret $RELEASE-((kafka|cassandra|solr)-(outbound|inbound|search)|kafka-auth)\$"
+# existing_credentials: the base profile with credentials-existing.yaml passes the check, every service user is an
+# existing Secret, and the chart renders none of its credential Secrets
+existing_credentials() {
+  local dir=$WORK/render/credentials-existing generated
+  mkdir -p "$dir"
+  render_full "$UMBRELLA" credentials "$dir/full.yaml" "$base" "$HERE/credentials-existing.yaml" || return 1
+  credentials "$RELEASE" "$dir/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$base" "$HERE/credentials-existing.yaml" \
+    | tee "$dir/out.txt" || return 1
+  [ "$(grep -c ' (existing)$' "$dir/out.txt")" -eq 6 ] || { echo ">> not 6 service users from existing Secrets"; return 1; }
+  generated=$(manifests summary "$dir/full.yaml" | grep -E "$GENERATED_CREDENTIALS" || true)
+  [ -z "$generated" ] || { echo ">> rendered anyway: $generated"; return 1; }
+}
+if [ -n "$base" ]; then
+  n=0
+  for bad in "$HERE"/credentials-refused/*.yaml; do
+    [ -f "$bad" ] || continue
+    n=$((n + 1))
+    check "store credentials check refuses ${bad#"$ROOT"/} over ${base#"$ROOT"/}: $(sed -n '1s/^# //p' "$bad")" \
+      credentials_refused "$bad"
+  done
+  [ "$n" -gt 0 ] || fail_now "negative store credentials cases under $HERE/credentials-refused"
+  check "store credentials: existingSecrets replace every generated Secret (${HERE#"$ROOT"/}/credentials-existing.yaml over ${base#"$ROOT"/})" \
+    existing_credentials
+fi
+# no store with authentication runs here: the schema Jobs' steps run against stand-ins of their tools instead
+check "schema Job scripts against stand-ins of Kafka's tools, cqlsh and Solr: the users, ACLs, roles and permissions of the matrix, no password on a command line (ci/tests/charts/init_jobs.py)" \
+  "$PY" "$HERE/init_jobs.py" "$CHARTS_DIR/$UMBRELLA"
 
 # ---------------------------------------------------------------- control plane + CRDs
 check "control plane up (etcd, kube-apiserver $K8S_VERSION, kube-controller-manager; /readyz)" bash ci/local/control-plane.sh start
@@ -460,6 +519,56 @@ for p in "${PROFILES[@]}"; do
   elif manifests hooks "$WORK/render/$ns/a.yaml" | grep -q .; then
     check "$name: hooks accepted by kubectl apply --dry-run=server" hooks_accepted "$ns"
   fi
+done
+
+# ---------------------------------------------------------------- store credentials across upgrades
+# credential_digests NS: `name digest` of every generated credential Secret of the release (digests: no password is
+# ever written to a log)
+credential_digests() {
+  local name data
+  kubectl get secrets -n "$1" -o json |
+    jq -r --arg re "^${GENERATED_CREDENTIALS#^Secret }" '.items[] | select(.metadata.name | test($re))
+      | "\(.metadata.name) \(.data | tojson)"' |
+    while read -r name data; do echo "$name $(printf '%s' "$data" | sha256sum | cut -c1-16)"; done | sort
+}
+# upgrade_profile NS VALUES...: helm upgrade of the profile's release (hooks as at its install)
+upgrade_profile() {
+  local ns=$1 flags=() args=() f; shift
+  for f in "$@"; do args+=(-f "$f"); done
+  if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -qv '^test'; then flags+=(--no-hooks); fi
+  # shellcheck disable=SC2046
+  helm upgrade "$RELEASE" "$WORK/charts/$UMBRELLA" -n "$ns" "${args[@]}" $(offline_args "$UMBRELLA") "${flags[@]}" \
+    --timeout 2m > /dev/null
+}
+# credentials_kept NS VALUES: a second `helm upgrade` with the same values keeps every generated password (lookup)
+credentials_kept() {
+  local before after
+  before=$(credential_digests "$1")
+  echo "before: $(wc -l <<<"$before") credential Secrets"
+  [ -n "$before" ] || { echo ">> no generated credential Secret installed"; return 1; }
+  upgrade_profile "$1" "$2" || return 1
+  after=$(credential_digests "$1")
+  diff <(echo "$before") <(echo "$after") || { echo ">> the upgrade changed generated credentials"; return 1; }
+}
+# credentials_replaced NS VALUES: an upgrade with credentials-existing.yaml removes the generated Secrets and the
+# services read the existing ones
+credentials_replaced() {
+  local left refs
+  upgrade_profile "$1" "$2" "$HERE/credentials-existing.yaml" || return 1
+  left=$(credential_digests "$1")
+  [ -z "$left" ] || { echo ">> generated credential Secrets left: $left"; return 1; }
+  refs=$(kubectl get deployments -n "$1" -o json |
+    jq -r '[.items[].spec.template.spec.containers[].env[]?.valueFrom.secretKeyRef.name // empty] | unique | .[]')
+  echo "Secrets the Deployments read: $(echo "$refs" | xargs)"
+  [ "$(grep -c '^gitops-' <<<"$refs")" -eq 6 ] || { echo ">> the services do not read the 6 existing Secrets"; return 1; }
+}
+for p in "${PROFILES[@]}"; do
+  IFS='|' read -r c f ns <<<"$p"
+  if [ "$c" != "$UMBRELLA" ] || [ "$f" != "$base" ]; then continue; fi
+  helm status "$RELEASE" -n "$ns" >/dev/null 2>&1 || continue
+  check "${f#"$ROOT"/}: helm upgrade keeps every generated store credential (lookup)" credentials_kept "$ns" "$f"
+  check "${f#"$ROOT"/}: helm upgrade with existingSecrets removes the generated credentials, the services read the existing Secrets" \
+    credentials_replaced "$ns" "$f"
 done
 
 # ---------------------------------------------------------------- values that must be refused

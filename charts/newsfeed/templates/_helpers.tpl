@@ -394,6 +394,7 @@ true
 {{- if and .Values.auth.enabled (not (trim (toString .Values.auth.issuer))) -}}
 {{- $messages = append $messages "auth.enabled=true needs auth.issuer (the iss every token must carry): without it the services refuse to start" -}}
 {{- end -}}
+{{- $messages = concat $messages (include "newsfeed.storeAuth.problems" . | fromYamlArray) -}}
 {{- if $messages -}}
 {{- fail (printf "\n\nVALUES VALIDATION:\n  - %s\n" (join "\n  - " $messages)) -}}
 {{- end -}}

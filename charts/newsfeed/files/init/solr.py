@@ -2,10 +2,14 @@
 
   check  SolrCloud at SOLR_URL answers with at least one live node (one attempt; wait-for.sh repeats it)
   apply  upload CONFIGSET_DIR as configset CONFIGSET (overwrite), then create SOLR_COLLECTION from it, or reload it
-         when it exists so an upgraded configset takes effect. Idempotent.
+         when it exists so an upgraded configset takes effect; with SEARCH_USERNAME, set search's user (password
+         SEARCH_PASSWORD), a role of the same name and its permissions: /select and /update on SOLR_COLLECTION, ahead
+         of every other permission. Idempotent.
+With SOLR_ADMIN_USERNAME and SOLR_ADMIN_PASSWORD every request authenticates as that Solr admin (HTTP Basic).
 A standalone Solr (e.g. the local stack's) has no configset upload or collections: there `check` waits for core
 SOLR_COLLECTION to be loaded and `apply` reloads it; its conf is laid down by whoever runs that Solr.
 """
+import base64
 import io
 import json
 import os
@@ -16,13 +20,19 @@ import urllib.request
 import zipfile
 
 SOLR = os.environ["SOLR_URL"].rstrip("/")
+ADMIN = os.environ.get("SOLR_ADMIN_USERNAME", "")
+# search's permissions, named so that a later run finds and updates them
+PERMISSIONS = (("newsfeed-search-select", "/select"), ("newsfeed-search-update", "/update"))
 
 
-def call(path, params, body=None, timeout=30):
+def call(path, params, body=None, timeout=30, content_type="application/octet-stream"):
     query = urllib.parse.urlencode(dict(params, wt="json"))
     req = urllib.request.Request(f"{SOLR}{path}?{query}", data=body, method="GET" if body is None else "POST")
     if body is not None:
-        req.add_header("Content-Type", "application/octet-stream")
+        req.add_header("Content-Type", content_type)
+    if ADMIN:
+        login = f"{ADMIN}:{os.environ['SOLR_ADMIN_PASSWORD']}".encode("utf-8")
+        req.add_header("Authorization", "Basic " + base64.b64encode(login).decode("ascii"))
     try:
         with urllib.request.urlopen(req, timeout=timeout) as resp:
             return json.load(resp)
@@ -63,8 +73,34 @@ def configset_zip(directory):
     return buf.getvalue()
 
 
+def security(path, command):
+    """One command of Solr's security API (BasicAuthPlugin, RuleBasedAuthorizationPlugin); never echoes it."""
+    return call(path, {}, body=json.dumps(command).encode("utf-8"), content_type="application/json")
+
+
+def search_user(collection):
+    """search's user, a role of its name allowed /select and /update on the collection (and nothing else: every
+    other request of it falls through to the operator's rules, which give its role nothing), first in the list."""
+    user = os.environ["SEARCH_USERNAME"]
+    security("/admin/authentication", {"set-user": {user: os.environ["SEARCH_PASSWORD"]}})
+    security("/admin/authorization", {"set-user-role": {user: [user]}})
+    permissions = call("/admin/authorization", {}).get("authorization", {}).get("permissions", [])
+    existing = {p.get("name"): p.get("index") for p in permissions}
+    for name, path in PERMISSIONS:
+        permission = {"name": name, "collection": collection, "path": path, "role": [user, "admin"]}
+        if name in existing:
+            security("/admin/authorization", {"update-permission": dict(permission, index=existing[name])})
+        else:
+            # the first matching permission decides: ahead of the operator's "read", "update" and "all"
+            security("/admin/authorization", {"set-permission": dict(permission, before=1) if permissions
+                                              else permission})
+    print(f"solr user {user}: /select and /update on {collection} only", flush=True)
+
+
 def apply():
     configset, collection = os.environ["CONFIGSET"], os.environ["SOLR_COLLECTION"]
+    if os.environ.get("SEARCH_USERNAME"):
+        search_user(collection)
     if not cloud_mode():
         call("/admin/cores", {"action": "RELOAD", "core": collection}, timeout=120)
         print(f"standalone solr: core {collection} reloaded (a configset can only be uploaded to SolrCloud)")

@@ -1,5 +1,5 @@
 # The Kafka init image: the JRE (jre.sh), kafka-tools and its jars at the local stack's Kafka version
-# (kafka-tools/pom.xml, from Maven Central), and at /opt/kafka/bin the three commands files/init/kafka.sh runs,
+# (kafka-tools/pom.xml, from Maven Central), and at /opt/kafka/bin the four commands files/init/kafka.sh runs,
 # each the distribution's one-line script over a launcher cut down from kafka-run-class.sh; user 1000 like
 # apache/kafka. The Kafka distribution tarball is not on any registry this build may use.
 # shellcheck shell=bash
@@ -57,6 +57,8 @@ SH
     > "$d/opt/kafka/bin/kafka-broker-api-versions.sh"
   printf '#!/bin/sh\nexec "$(dirname "$0")/kafka-run-class.sh" org.apache.kafka.tools.ConfigCommand "$@"\n' \
     > "$d/opt/kafka/bin/kafka-configs.sh"
+  printf '#!/bin/sh\nexec "$(dirname "$0")/kafka-run-class.sh" org.apache.kafka.tools.AclCommand "$@"\n' \
+    > "$d/opt/kafka/bin/kafka-acls.sh"
   chmod 0755 "$d"/opt/kafka/bin/*.sh
 }
 

@@ -2,6 +2,7 @@ package newsfeed.outbound;
 
 import newsfeed.common.events.OutboundEvent;
 import newsfeed.common.kafka.KafkaAdmin;
+import newsfeed.common.kafka.KafkaSecurity;
 import newsfeed.common.metrics.StoreTimers;
 
 import io.micrometer.core.instrument.Counter;
@@ -41,12 +42,13 @@ public final class EventPublisher {
   private final Counter produced;
   private final Counter failed;
 
-  public EventPublisher(Vertx vertx, String bootstrapServers, String topic, MeterRegistry registry) {
-    this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers));
+  public EventPublisher(Vertx vertx, String bootstrapServers, KafkaSecurity security, String topic,
+                        MeterRegistry registry) {
+    this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers, security));
     // a failed send already fails its request's future (503, counted, logged by the handler); without a handler
     // Vert.x would also log each one as an unhandled exception, hundreds of lines per broker outage
     this.producer.exceptionHandler(err -> LOG.debug("kafka producer: {}", err.toString()));
-    this.admin = KafkaAdmin.create(vertx, bootstrapServers);
+    this.admin = KafkaAdmin.create(vertx, bootstrapServers, security);
     this.topic = topic;
     this.produceOk = StoreTimers.timer(registry, "kafka", "produce", "success");
     this.produceError = StoreTimers.timer(registry, "kafka", "produce", "error");
@@ -75,7 +77,7 @@ public final class EventPublisher {
         .transform(ar -> admin.close(2_000));
   }
 
-  static Map<String, String> producerConfig(String bootstrapServers) {
+  static Map<String, String> producerConfig(String bootstrapServers, KafkaSecurity security) {
     Map<String, String> c = new HashMap<>();
     c.put("bootstrap.servers", bootstrapServers);
     c.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
@@ -88,6 +90,7 @@ public final class EventPublisher {
     c.put("delivery.timeout.ms", Integer.toString(DELIVERY_TIMEOUT_MS));
     c.put("linger.ms", Integer.toString(LINGER_MS));
     c.put("client.id", "newsfeed-outbound-" + ProcessHandle.current().pid());
+    security.applyTo(c);
     return c;
   }
 }

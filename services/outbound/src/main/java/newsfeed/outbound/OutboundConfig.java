@@ -3,14 +3,15 @@ package newsfeed.outbound;
 import newsfeed.common.auth.AuthConfig;
 import newsfeed.common.config.Env;
 import newsfeed.common.cassandra.CassandraConfig;
+import newsfeed.common.kafka.KafkaSecurity;
 
 import java.time.Duration;
 import java.util.Map;
 
 /** Everything outbound reads from its environment (docs/contracts.md), parsed once at start. */
 public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
-                             CassandraConfig cassandra, String kafkaBootstrapServers, String kafkaTopic,
-                             String socialGraphUrl, Duration reconcileAfter, AuthConfig auth) {
+                             CassandraConfig cassandra, String kafkaBootstrapServers, KafkaSecurity kafkaSecurity,
+                             String kafkaTopic, String socialGraphUrl, Duration reconcileAfter, AuthConfig auth) {
 
   public static OutboundConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -22,6 +23,7 @@ public record OutboundConfig(String httpHost, int httpPort, Duration shutdownGra
         e.integer("HTTP_MAX_BODY_BYTES", 65536, 1024, 16 * 1024 * 1024),
         CassandraConfig.fromEnv(e),
         e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
+        KafkaSecurity.fromEnv(e),
         e.string("KAFKA_TOPIC", "outbound-posted"),
         e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),
         // longer than any request lives (a publish's worst case and the cancellation after it)

@@ -46,7 +46,8 @@ public final class OutboundVerticle extends VerticleBase {
   public Future<?> start() {
     cassandra = CassandraClient.create(vertx, config.cassandra().clientOptions(vertx));
     OutboundRepository repository = new OutboundRepository(cassandra, registry);
-    publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaTopic(), registry);
+    publisher = new EventPublisher(vertx, config.kafkaBootstrapServers(), config.kafkaSecurity(), config.kafkaTopic(),
+        registry);
     web = HttpBootstrap.webClient(vertx, "newsfeed-outbound", 16);
     ParticipantClient participants = new ParticipantClient(web, config.socialGraphUrl(), KNOWN_PARTICIPANTS);
     retractions = new Retractions(vertx, publisher, registry);

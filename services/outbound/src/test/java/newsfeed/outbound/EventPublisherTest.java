@@ -1,5 +1,6 @@
 package newsfeed.outbound;
 
+import newsfeed.common.kafka.KafkaSecurity;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -12,7 +13,7 @@ class EventPublisherTest {
 
   @Test
   void theProducerIsSafeAndBounded() {
-    Map<String, String> c = EventPublisher.producerConfig("k:9092");
+    Map<String, String> c = EventPublisher.producerConfig("k:9092", KafkaSecurity.PLAINTEXT);
     assertEquals("k:9092", c.get("bootstrap.servers"));
     assertEquals("all", c.get("acks"));
     assertEquals("true", c.get("enable.idempotence"));

@@ -28,6 +28,7 @@ class OutboundConfigTest {
     assertTrue(c.cassandra().ioOnEventLoop());
     assertEquals("localhost:9092", c.kafkaBootstrapServers());
     assertEquals("outbound-posted", c.kafkaTopic());
+    assertEquals("PLAINTEXT", c.kafkaSecurity().protocol());
     assertTrue(!c.auth().enabled(), "the write API is open unless AUTH_ENABLED");
   }
 
@@ -51,7 +52,9 @@ class OutboundConfigTest {
         Map.entry("CASSANDRA_LOCAL_DC", "dc2"), Map.entry("CASSANDRA_KEYSPACE", "ks"),
         Map.entry("CASSANDRA_USERNAME", "u"), Map.entry("CASSANDRA_PASSWORD", "secret"),
         Map.entry("CASSANDRA_IO_ON_EVENT_LOOP", "false"),
-        Map.entry("KAFKA_BOOTSTRAP_SERVERS", "k1:19092"), Map.entry("KAFKA_TOPIC", "t")));
+        Map.entry("KAFKA_BOOTSTRAP_SERVERS", "k1:19092"), Map.entry("KAFKA_TOPIC", "t"),
+        Map.entry("KAFKA_SECURITY_PROTOCOL", "SASL_SSL"), Map.entry("KAFKA_SASL_USERNAME", "newsfeed-outbound"),
+        Map.entry("KAFKA_SASL_PASSWORD", "kafka-secret")));
     assertEquals("127.0.0.1", c.httpHost());
     assertEquals(18082, c.httpPort());
     assertEquals(Duration.ofSeconds(3), c.shutdownGrace());
@@ -64,6 +67,7 @@ class OutboundConfigTest {
     assertTrue(!c.cassandra().ioOnEventLoop());
     assertEquals("k1:19092", c.kafkaBootstrapServers());
     assertEquals("t", c.kafkaTopic());
+    assertEquals("SASL_SSL SCRAM-SHA-512 as newsfeed-outbound", c.kafkaSecurity().toString());
     assertTrue(!c.toString().contains("secret"), "the password must not be logged: " + c);
   }
 
@@ -71,7 +75,7 @@ class OutboundConfigTest {
   void malformedValuesNameTheVariable() {
     for (Map<String, String> env : new Map[] {Map.of("HTTP_PORT", "http"), Map.of("HTTP_PORT", "0"),
         Map.of("SHUTDOWN_GRACE_SECONDS", "-1"), Map.of("HTTP_MAX_BODY_BYTES", "10"),
-        Map.of("CASSANDRA_CONTACT_POINTS", "nohost")}) {
+        Map.of("CASSANDRA_CONTACT_POINTS", "nohost"), Map.of("KAFKA_SECURITY_PROTOCOL", "SASL_PLAINTEXT")}) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> OutboundConfig.fromEnv(env));
       String name = env.keySet().iterator().next();
       assertTrue(e.getMessage().contains(name), e.getMessage());

@@ -8,6 +8,7 @@ import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.events.OutboundRetractedEvent;
 import newsfeed.common.events.TimeUuids;
 import newsfeed.common.cassandra.CassandraConfig;
+import newsfeed.common.kafka.KafkaSecurity;
 import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
@@ -109,7 +110,8 @@ class OutboundServiceIT {
       throws Exception {
     int p = freePort();
     OutboundConfig config = new OutboundConfig("127.0.0.1", p, Duration.ofSeconds(5), 65536,
-        cassandraConfig(cassandraContactPoints), kafkaBootstrap, topic, socialGraphUrl, reconcileAfter, auth);
+        cassandraConfig(cassandraContactPoints), kafkaBootstrap, KafkaSecurity.PLAINTEXT, topic, socialGraphUrl,
+        reconcileAfter, auth);
     lastDeployment = vertx.deployVerticle(new OutboundVerticle(config, ServiceMetrics.create("outbound"))).await();
     return p;
   }

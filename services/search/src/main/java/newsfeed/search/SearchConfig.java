@@ -8,7 +8,7 @@ import java.util.Map;
 
 /** Everything search reads from its environment (docs/contracts.md), parsed once at start. */
 public record SearchConfig(String httpHost, int httpPort, Duration shutdownGrace, EventConsumerConfig events,
-                           String solrUrl, String solrCollection) {
+                           String solrUrl, String solrCollection, SolrCredentials solrCredentials) {
 
   public static SearchConfig fromEnv(Map<String, String> env) {
     Env e = new Env(env);
@@ -18,6 +18,7 @@ public record SearchConfig(String httpHost, int httpPort, Duration shutdownGrace
         Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
         EventConsumerConfig.fromEnv(e, "newsfeed-search"),
         e.string("SOLR_URL", "http://localhost:8983/solr"),
-        e.string("SOLR_COLLECTION", "outbound"));
+        e.string("SOLR_COLLECTION", "outbound"),
+        SolrCredentials.fromEnv(e));
   }
 }

@@ -28,7 +28,8 @@ public final class SearchVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     web = HttpBootstrap.webClient(vertx, "newsfeed-search", 32);
-    SolrIndex index = new SolrIndex(web, config.solrUrl(), config.solrCollection(), registry);
+    SolrIndex index = new SolrIndex(web, config.solrUrl(), config.solrCollection(), config.solrCredentials(),
+        registry);
 
     EventConsumer consumer =
         new EventConsumer(vertx, registry, "search", config.events(), 500, new IndexProcessor(index, registry));

@@ -35,14 +35,17 @@ public final class SolrIndex {
 
   private final WebClient web;
   private final String coreUrl;
+  private final String authorization;
   private final Timer indexOk;
   private final Timer indexError;
   private final Timer searchOk;
   private final Timer searchError;
 
-  public SolrIndex(WebClient web, String solrUrl, String collection, MeterRegistry registry) {
+  public SolrIndex(WebClient web, String solrUrl, String collection, SolrCredentials credentials,
+                   MeterRegistry registry) {
     this.web = web;
     this.coreUrl = (solrUrl.endsWith("/") ? solrUrl : solrUrl + "/") + collection;
+    this.authorization = credentials.authorization();
     this.indexOk = StoreTimers.timer(registry, "solr", "index", "success");
     this.indexError = StoreTimers.timer(registry, "solr", "index", "error");
     this.searchOk = StoreTimers.timer(registry, "solr", "search", "success");
@@ -85,7 +88,7 @@ public final class SolrIndex {
 
   // an update request; params: name, value, ... (a retraction's version)
   private Future<Void> update(Object commands, String... params) {
-    HttpRequest<Buffer> req = web.postAbs(coreUrl + "/update")
+    HttpRequest<Buffer> req = authorized(web.postAbs(coreUrl + "/update"))
         .addQueryParam("commitWithin", Integer.toString(COMMIT_WITHIN_MS))
         .addQueryParam("wt", "json")
         .timeout(TIMEOUT_MS);
@@ -143,7 +146,7 @@ public final class SolrIndex {
 
   /** Readiness: the core answers a query. */
   public Future<Void> ping() {
-    return web.getAbs(coreUrl + "/select")
+    return authorized(web.getAbs(coreUrl + "/select"))
         .addQueryParam("q", "*:*").addQueryParam("defType", "lucene").addQueryParam("rows", "0")
         .addQueryParam("wt", "json")
         .timeout(2_000)
@@ -153,11 +156,16 @@ public final class SolrIndex {
   }
 
   private HttpRequest<Buffer> select(KeywordQuery query) {
-    return web.getAbs(coreUrl + "/select")
+    return authorized(web.getAbs(coreUrl + "/select"))
         .addQueryParam("q", query.toSolr())
         .addQueryParam("q.op", "AND")
         .addQueryParam("wt", "json")
         .timeout(TIMEOUT_MS);
+  }
+
+  // every request to Solr goes through here: with credentials it carries them (Solr's BasicAuthPlugin)
+  private HttpRequest<Buffer> authorized(HttpRequest<Buffer> req) {
+    return authorization == null ? req : req.putHeader("Authorization", authorization);
   }
 
   private static Future<JsonObject> expectOk(HttpResponse<Buffer> resp) {

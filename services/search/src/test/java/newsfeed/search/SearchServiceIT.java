@@ -40,7 +40,7 @@ class SearchServiceIT {
   static void start() {
     SearchConfig config = new SearchConfig("127.0.0.1", stack.port(), Duration.ofSeconds(5),
         stack.consumerConfig(ConsumerTuning.kafkaDefaults()),
-        StackEnv.get("SOLR_URL"), StackEnv.get("SOLR_COLLECTION"));
+        StackEnv.get("SOLR_URL"), StackEnv.get("SOLR_COLLECTION"), SolrCredentials.NONE);
     PrometheusMeterRegistry registry = ServiceMetrics.create("search");
     stack.vertx().deployVerticle(new SearchVerticle(config, registry)).await();
   }

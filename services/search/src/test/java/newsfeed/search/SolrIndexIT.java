@@ -28,7 +28,7 @@ class SolrIndexIT {
   static void connect() {
     vertx = Vertx.vertx();
     index = new SolrIndex(WebClient.create(vertx), StackEnv.get("SOLR_URL"), StackEnv.get("SOLR_COLLECTION"),
-        new SimpleMeterRegistry());
+        SolrCredentials.NONE, new SimpleMeterRegistry());
   }
 
   @AfterAll
@@ -119,7 +119,7 @@ class SolrIndexIT {
   @Test
   void solrDownIsAnUnavailableFailure() {
     SolrIndex down = new SolrIndex(WebClient.create(vertx), "http://127.0.0.1:1/solr", "outbound",
-        new SimpleMeterRegistry());
+        SolrCredentials.NONE, new SimpleMeterRegistry());
     assertThrows(Exception.class, () -> down.posts(KeywordQuery.parse("x"), 5).await());
     assertThrows(Exception.class, () -> down.ping().await());
   }

@@ -81,8 +81,7 @@ public final class DeadLetterCommand {
   static void replay(EventConsumerConfig config, PrintStream out) throws Exception {
     String replayGroup = config.group() + ".dead-letter-replay";
     try (KafkaConsumer<String, String> consumer = consumer(config, replayGroup);
-        KafkaProducer<String, String> producer = new KafkaProducer<>(
-            Map.of("bootstrap.servers", config.bootstrapServers(), "acks", "all", "enable.idempotence", "true"),
+        KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(config),
             new StringSerializer(), new StringSerializer())) {
       List<TopicPartition> parts = partitions(consumer, config.deadLetterTopic());
       consumer.assign(parts);
@@ -136,9 +135,19 @@ public final class DeadLetterCommand {
         .put("value", r.value());
   }
 
+  private static Map<String, Object> producerConfig(EventConsumerConfig config) {
+    Map<String, Object> c = new HashMap<>();
+    c.put("bootstrap.servers", config.bootstrapServers());
+    c.put("acks", "all");
+    c.put("enable.idempotence", "true");
+    config.security().applyTo(c);
+    return c;
+  }
+
   private static KafkaConsumer<String, String> consumer(EventConsumerConfig config, String group) {
     Map<String, Object> c = new HashMap<>();
     c.put("bootstrap.servers", config.bootstrapServers());
+    config.security().applyTo(c);
     c.put("enable.auto.commit", "false");
     c.put("auto.offset.reset", "earliest");
     c.put("default.api.timeout.ms", "30000");

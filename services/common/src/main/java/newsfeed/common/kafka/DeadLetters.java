@@ -29,13 +29,13 @@ public final class DeadLetters {
   private final String topic;
   private final String group;
 
-  public DeadLetters(Vertx vertx, String bootstrapServers, String topic, String group) {
-    this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers));
+  public DeadLetters(Vertx vertx, String bootstrapServers, KafkaSecurity security, String topic, String group) {
+    this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers, security));
     this.topic = topic;
     this.group = group;
   }
 
-  static Map<String, String> producerConfig(String bootstrapServers) {
+  static Map<String, String> producerConfig(String bootstrapServers, KafkaSecurity security) {
     Map<String, String> c = new HashMap<>();
     c.put("bootstrap.servers", bootstrapServers);
     c.put("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
@@ -45,6 +45,7 @@ public final class DeadLetters {
     c.put("max.block.ms", "10000");
     c.put("request.timeout.ms", "10000");
     c.put("delivery.timeout.ms", "30000");
+    security.applyTo(c);
     return c;
   }
 

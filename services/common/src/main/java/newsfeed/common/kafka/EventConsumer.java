@@ -26,17 +26,19 @@ public final class EventConsumer {
   public EventConsumer(Vertx vertx, MeterRegistry registry, String service, EventConsumerConfig config,
                        int maxPollRecords, KafkaBatchConsumer.BatchProcessor processor) {
     ConsumerMetrics metrics = new ConsumerMetrics(registry, config.group());
-    this.deadLetters = new DeadLetters(vertx, config.bootstrapServers(), config.deadLetterTopic(), config.group());
-    this.consumer = new KafkaBatchConsumer(vertx, KafkaConsumer.create(vertx,
-        consumerConfig(service, config.bootstrapServers(), config.group(), maxPollRecords, config.tuning())),
+    this.deadLetters = new DeadLetters(vertx, config.bootstrapServers(), config.security(), config.deadLetterTopic(),
+        config.group());
+    this.consumer = new KafkaBatchConsumer(vertx, KafkaConsumer.create(vertx, consumerConfig(service,
+        config.bootstrapServers(), config.security(), config.group(), maxPollRecords, config.tuning())),
         config.topic(), config.group(), processor, metrics, deadLetters, config.deadLetterAttempts(),
         config.stallAfter());
-    this.monitor = new KafkaGroupMonitor(vertx, KafkaAdmin.create(vertx, config.bootstrapServers()), config.group(),
-        metrics, consumer::assignment);
+    this.monitor = new KafkaGroupMonitor(vertx,
+        KafkaAdmin.create(vertx, config.bootstrapServers(), config.security()), config.group(), metrics,
+        consumer::assignment);
   }
 
-  static Map<String, String> consumerConfig(String service, String bootstrapServers, String group,
-                                            int maxPollRecords, ConsumerTuning tuning) {
+  static Map<String, String> consumerConfig(String service, String bootstrapServers, KafkaSecurity security,
+                                            String group, int maxPollRecords, ConsumerTuning tuning) {
     Map<String, String> c = new HashMap<>();
     c.put("bootstrap.servers", bootstrapServers);
     c.put("group.id", group);
@@ -47,6 +49,7 @@ public final class EventConsumer {
     c.put("max.poll.records", Integer.toString(maxPollRecords));
     c.put("client.id", "newsfeed-" + service + "-" + ProcessHandle.current().pid());
     tuning.applyTo(c);
+    security.applyTo(c);
     return c;
   }
 

@@ -8,18 +8,21 @@ import java.time.Duration;
  * Where and how a service consumes the "outbound posted" events (the KAFKA_* variables of docs/contracts.md), parsed
  * once: the same record configures the service's consumer and its {@code dead-letters} command.
  *
+ * @param security           how every Kafka client of the service authenticates (KafkaSecurity)
  * @param deadLetterTopic    where a record that failed permanently {@code deadLetterAttempts} times goes
  * @param stallAfter         the consumer is unhealthy (/health/events) once it owns waiting records and committed
  *                           nothing for this long
  */
-public record EventConsumerConfig(String bootstrapServers, String topic, String group, String deadLetterTopic,
-                                  int deadLetterAttempts, Duration stallAfter, ConsumerTuning tuning) {
+public record EventConsumerConfig(String bootstrapServers, KafkaSecurity security, String topic, String group,
+                                  String deadLetterTopic, int deadLetterAttempts, Duration stallAfter,
+                                  ConsumerTuning tuning) {
 
   public static EventConsumerConfig fromEnv(Env e, String defaultGroup) {
     String topic = e.string("KAFKA_TOPIC", "outbound-posted");
     String group = e.string("KAFKA_GROUP_ID", defaultGroup);
     return new EventConsumerConfig(
         e.string("KAFKA_BOOTSTRAP_SERVERS", "localhost:9092"),
+        KafkaSecurity.fromEnv(e),
         topic,
         group,
         e.string("KAFKA_DEAD_LETTER_TOPIC", deadLetterTopic(topic, group)),

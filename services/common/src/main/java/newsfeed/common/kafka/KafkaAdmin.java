@@ -15,15 +15,16 @@ public final class KafkaAdmin {
   private KafkaAdmin() {
   }
 
-  public static KafkaAdminClient create(Vertx vertx, String bootstrapServers) {
-    return KafkaAdminClient.create(vertx, config(bootstrapServers));
+  public static KafkaAdminClient create(Vertx vertx, String bootstrapServers, KafkaSecurity security) {
+    return KafkaAdminClient.create(vertx, config(bootstrapServers, security));
   }
 
-  static Map<String, String> config(String bootstrapServers) {
+  static Map<String, String> config(String bootstrapServers, KafkaSecurity security) {
     Map<String, String> c = new HashMap<>();
     c.put("bootstrap.servers", bootstrapServers);
     c.put("request.timeout.ms", "5000");
     c.put("default.api.timeout.ms", "10000");
+    security.applyTo(c);
     return c;
   }
 }

@@ -13,7 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ConsumerTuningTest {
 
   private static Map<String, String> consumerProperties(Map<String, String> env) {
-    return EventConsumer.consumerConfig("inbound", "k:9092", "g", 100, ConsumerTuning.fromEnv(new Env(env)));
+    return EventConsumer.consumerConfig("inbound", "k:9092", KafkaSecurity.PLAINTEXT, "g", 100,
+        ConsumerTuning.fromEnv(new Env(env)));
   }
 
   @Test

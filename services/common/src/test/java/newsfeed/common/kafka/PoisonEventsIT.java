@@ -85,7 +85,7 @@ class PoisonEventsIT {
   }
 
   private EventConsumerConfig config(String group, Duration stallAfter) {
-    return new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group,
+    return new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), KafkaSecurity.PLAINTEXT, topic, group,
         EventConsumerConfig.deadLetterTopic(topic, group), 3, stallAfter, ConsumerTuning.kafkaDefaults());
   }
 

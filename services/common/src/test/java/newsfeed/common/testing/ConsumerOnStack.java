@@ -3,6 +3,7 @@ package newsfeed.common.testing;
 import newsfeed.common.events.OutboundEvent;
 import newsfeed.common.kafka.ConsumerTuning;
 import newsfeed.common.kafka.EventConsumerConfig;
+import newsfeed.common.kafka.KafkaSecurity;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -85,8 +86,8 @@ public final class ConsumerOnStack implements BeforeAllCallback, AfterAllCallbac
 
   /** The service's consumer settings: the class's topic, group and dead-letter topic. */
   public EventConsumerConfig consumerConfig(ConsumerTuning tuning) {
-    return new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), topic, group, deadLetters(),
-        DEAD_LETTER_ATTEMPTS, STALL_AFTER, tuning);
+    return new EventConsumerConfig(StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"), KafkaSecurity.PLAINTEXT, topic, group,
+        deadLetters(), DEAD_LETTER_ATTEMPTS, STALL_AFTER, tuning);
   }
 
   public void publish(UUID eventId, long participantId, String subject, String story) throws Exception {
