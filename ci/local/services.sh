@@ -17,7 +17,9 @@
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/services), NEWSFEED_PORT_OFFSET,
 #   NEWSFEED_STACK_ENV (default $NEWSFEED_RUN/stack.env: the stores' endpoints), SERVICE_INSTANCES (e.g.
 #   "outbound=2 inbound=3"; default 1 each, at most 9), SERVICE_JAVA_OPTS (JVM flags of every instance),
-#   SERVICE_ENV (NAME=VALUE pairs, space-separated, added to every instance's environment: docs/contracts.md).
+#   SERVICE_ENV (NAME=VALUE pairs, space-separated, added to every instance's environment: docs/contracts.md),
+#   SERVICE_ENV_DIR (a directory of <service>.env files, NAME=VALUE lines read after the stack's by that service's
+#   instances only: e.g. each service's own store users against a stack with NEWSFEED_STACK_AUTH).
 # Instance i of a service listens on its port of docs/contracts.md + 10*(i-1) (+ the offset).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -123,6 +125,9 @@ start_instance() {
   envs+=("PATH=$PATH" "HOME=$HOME" "LOG_LEVEL=${LOG_LEVEL:-INFO}")
   local extra
   for extra in ${SERVICE_ENV:-}; do envs+=("$extra"); done
+  if [ -n "${SERVICE_ENV_DIR:-}" ] && [ -f "$SERVICE_ENV_DIR/$svc.env" ]; then
+    mapfile -t -O "${#envs[@]}" envs < <(grep -E '^[A-Z_]+=' "$SERVICE_ENV_DIR/$svc.env")
+  fi
   setsid env -i "${envs[@]}" java "${JAVA_OPTS[@]}" -jar "$jar" >> "$logf" 2>&1 < /dev/null &
   local pid=$!
   local start; start=$(proc_start_time "$pid") || die "$inst exited at once: $(tail -n 20 "$logf")"

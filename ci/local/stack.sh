@@ -12,7 +12,8 @@
 # Environment: NEWSFEED_RUN (default <repo>/.run; state in $NEWSFEED_RUN/stack), NEWSFEED_PORT_OFFSET
 # (added to every port of docs/contracts.md), NEWSFEED_CACHE (default ~/.cache/newsfeed; jars in stores/),
 # NEWSFEED_STACK_HOST (default 127.0.0.1: the address every store binds and stack.env names; the local node's
-# address serves its pods) and NEWSFEED_STACK_CLIENTS (networks PostgreSQL also admits, e.g. the pods' CIDR).
+# address serves its pods), NEWSFEED_STACK_CLIENTS (networks PostgreSQL also admits, e.g. the pods' CIDR) and
+# NEWSFEED_STACK_AUTH=true (Kafka, Cassandra and Solr ask for credentials; stack.env names their admins).
 set -euo pipefail
 # shellcheck source=ci/local/stack/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/stack/lib.sh"
@@ -105,6 +106,11 @@ write_env() {
     echo "KAFKA_TOPIC=$KAFKA_TOPIC"
     echo "SOLR_URL=$(solr_url)"
     echo "SOLR_COLLECTION=$SOLR_CORE"
+    # with NEWSFEED_STACK_AUTH each store's admin credentials (<store>_admin_env of ci/local/stack/stores/<store>.sh)
+    if stack_auth; then
+      local s
+      for s in "${STORES[@]}"; do ! declare -F "${s}_admin_env" >/dev/null || "${s}_admin_env"; done
+    fi
   } > "$tmp"
   chmod 600 "$tmp"
   mv "$tmp" "$STACK_ENV"
@@ -137,6 +143,7 @@ prepare() {
   echo "$OFFSET" > "$STACK_DIR/port-offset"
   echo "$STACK_HOST" > "$STACK_DIR/host"
   echo "$STACK_CLIENTS" > "$STACK_DIR/clients"
+  echo "$STACK_AUTH" > "$STACK_DIR/auth"
   "$STACK_SRC/fetch.sh"
 }
 
@@ -161,6 +168,11 @@ check_host() {
   fi
   if [ -f "$f" ] && [ "$(cat "$f")" != "$STACK_HOST" ]; then
     die "$STACK_DIR was set up with NEWSFEED_STACK_HOST=$(cat "$f"): use that host or another NEWSFEED_RUN"
+  fi
+  # the stores keep their users in their data: a run dir stays with or without authentication
+  case $STACK_AUTH in true | false) ;; *) die "NEWSFEED_STACK_AUTH='$STACK_AUTH': true or false" ;; esac
+  if [ -f "$STACK_DIR/auth" ] && [ "$(cat "$STACK_DIR/auth")" != "$STACK_AUTH" ]; then
+    die "$STACK_DIR was set up with NEWSFEED_STACK_AUTH=$(cat "$STACK_DIR/auth"): use that or another NEWSFEED_RUN"
   fi
 }
 
@@ -213,7 +225,7 @@ main() {
     stop-store) check_store_name "${2:-}"; stop_store "$2" ;;
     kill-store) check_store_name "${2:-}"; stop_store "$2" KILL ;;
     restart-store) check_store_name "${2:-}"; stop_store "$2"; prepare; bring_up_all "$2"; write_env ;;
-    *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 }
 

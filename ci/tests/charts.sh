@@ -342,7 +342,8 @@ if [ -n "$base" ]; then
   check "store credentials: existingSecrets replace every generated Secret (${HERE#"$ROOT"/}/credentials-existing.yaml over ${base#"$ROOT"/})" \
     existing_credentials
 fi
-# no store with authentication runs here: the schema Jobs' steps run against stand-ins of their tools instead
+# offline, the exact statements of the schema Jobs' steps, against stand-ins of their tools (the store-auth suite runs
+# the same scripts against real stores with authentication)
 check "schema Job scripts against stand-ins of Kafka's tools, cqlsh and Solr: the users, ACLs, roles and permissions of the matrix, no password on a command line (ci/tests/charts/init_jobs.py)" \
   "$PY" "$HERE/init_jobs.py" "$CHARTS_DIR/$UMBRELLA"
 

@@ -24,6 +24,10 @@ STACK_HOST=${NEWSFEED_STACK_HOST:-$(cat "$STACK_DIR/host" 2>/dev/null || echo 12
 # Networks allowed to log in to PostgreSQL besides STACK_HOST itself, e.g. the pods' CIDR (space-separated); kept
 # by the run dir like the host
 STACK_CLIENTS=${NEWSFEED_STACK_CLIENTS-$(cat "$STACK_DIR/clients" 2>/dev/null || true)}
+# true: Kafka, Cassandra and Solr ask for credentials, as the chart's stores do with storeAuth (Kafka SASL/SCRAM with
+# ACLs, Cassandra's PasswordAuthenticator and CassandraAuthorizer, Solr's basic auth): each store's admin user gets a
+# password generated into the run dir (stack_secret), stack.env names the admins. Kept by the run dir like the host.
+STACK_AUTH=${NEWSFEED_STACK_AUTH:-$(cat "$STACK_DIR/auth" 2>/dev/null || echo false)}
 
 PG_PORT=$((15432 + OFFSET))
 REDIS_PORT=$((16379 + OFFSET))
@@ -112,6 +116,17 @@ wait_until() {
     sleep 0.5
   done
 }
+
+# stack_secret NAME: a password generated once per run dir (readable by its owner only), printed
+stack_secret() {
+  local f=$STACK_DIR/secrets/$1
+  if [ ! -s "$f" ]; then
+    mkdir -p "$STACK_DIR/secrets"; chmod 700 "$STACK_DIR/secrets"
+    (umask 077; head -c 18 /dev/urandom | base64 | tr '+/' '-_' > "$f.tmp") && mv "$f.tmp" "$f"
+  fi
+  cat "$f"
+}
+stack_auth() { [ "$STACK_AUTH" = true ]; }
 
 port_open() { (exec 3<>"/dev/tcp/$STACK_HOST/$1") 2>/dev/null; }
 

@@ -7,7 +7,8 @@
          of every other permission. Idempotent.
 With SOLR_ADMIN_USERNAME and SOLR_ADMIN_PASSWORD every request authenticates as that Solr admin (HTTP Basic).
 A standalone Solr (e.g. the local stack's) has no configset upload or collections: there `check` waits for core
-SOLR_COLLECTION to be loaded and `apply` reloads it; its conf is laid down by whoever runs that Solr.
+SOLR_COLLECTION to be loaded and `apply` reloads it; its conf is laid down by whoever runs that Solr. Its permissions
+cannot name a core (a rule's "collection" matches no core there), so search's two match any core ("*").
 """
 import base64
 import io
@@ -78,7 +79,7 @@ def security(path, command):
     return call(path, {}, body=json.dumps(command).encode("utf-8"), content_type="application/json")
 
 
-def search_user(collection):
+def search_user(collection, cloud):
     """search's user, a role of its name allowed /select and /update on the collection (and nothing else: every
     other request of it falls through to the operator's rules, which give its role nothing), first in the list."""
     user = os.environ["SEARCH_USERNAME"]
@@ -87,7 +88,7 @@ def search_user(collection):
     permissions = call("/admin/authorization", {}).get("authorization", {}).get("permissions", [])
     existing = {p.get("name"): p.get("index") for p in permissions}
     for name, path in PERMISSIONS:
-        permission = {"name": name, "collection": collection, "path": path, "role": [user, "admin"]}
+        permission = {"name": name, "collection": collection if cloud else "*", "path": path, "role": [user, "admin"]}
         if name in existing:
             security("/admin/authorization", {"update-permission": dict(permission, index=existing[name])})
         else:
@@ -99,9 +100,10 @@ def search_user(collection):
 
 def apply():
     configset, collection = os.environ["CONFIGSET"], os.environ["SOLR_COLLECTION"]
+    cloud = cloud_mode()
     if os.environ.get("SEARCH_USERNAME"):
-        search_user(collection)
-    if not cloud_mode():
+        search_user(collection, cloud)
+    if not cloud:
         call("/admin/cores", {"action": "RELOAD", "core": collection}, timeout=120)
         print(f"standalone solr: core {collection} reloaded (a configset can only be uploaded to SolrCloud)")
         return

@@ -1,7 +1,8 @@
 // Minimal CQL runner for the local stack (DataStax/Apache java-driver 4.x), so no Python cqlsh is needed.
 // Usage: Cql HOST:PORT LOCAL_DC [-k KEYSPACE] (-f FILE | -e STATEMENTS)...
 // Runs the ';'-separated statements of every -f/-e in order in one session (`USE ks` switches keyspace);
-// prints the rows of each result as tab-separated lines.
+// prints the rows of each result as tab-separated lines. With CQL_USERNAME (and CQL_PASSWORD) in the environment it
+// logs in as that role (PasswordAuthenticator), so no password is on a command line.
 import com.datastax.oss.driver.api.core.CqlSession;
 import com.datastax.oss.driver.api.core.config.DefaultDriverOption;
 import com.datastax.oss.driver.api.core.config.DriverConfigLoader;
@@ -45,6 +46,11 @@ public class Cql {
         .withLocalDatacenter(dc)
         .withConfigLoader(config);
     if (keyspace != null) builder = builder.withKeyspace(keyspace);
+    String user = System.getenv("CQL_USERNAME");
+    if (user != null && !user.isEmpty()) {
+      String password = System.getenv("CQL_PASSWORD");
+      builder = builder.withAuthCredentials(user, password == null ? "" : password);
+    }
     try (CqlSession session = builder.build()) {
       for (String statement : statements) {
         ResultSet rs = session.execute(SimpleStatement.newInstance(statement));

@@ -1,12 +1,24 @@
 # Cassandra 5.0.9 as one node: CassandraDaemon on the jars of ~/.cache/newsfeed/stores/cassandra-<version>/lib
 # with the Java 17 module options of its conf/jvm17-server.options, a 1 GiB heap, and a cassandra.yaml
-# generated here (ports from contracts.md + offset, every directory under the run dir).
+# generated here (ports from contracts.md + offset, every directory under the run dir). With NEWSFEED_STACK_AUTH:
+# PasswordAuthenticator, CassandraAuthorizer and CassandraRoleManager, and the default superuser cassandra/cassandra
+# replaced by CASSANDRA_ADMIN (password: stack_secret cassandra-admin).
 # shellcheck shell=bash
+
+CASSANDRA_ADMIN="admin"
 
 cassandra_home() { echo "$STORES_CACHE/cassandra-$CASSANDRA_VERSION"; }
 
-# CQL client: ci/local/stack/cql/Cql.java on the java-driver 4.x jars.
+# CQL client: ci/local/stack/cql/Cql.java on the java-driver 4.x jars; in auth mode as the admin.
 cql() {
+  if stack_auth; then cql_as "$CASSANDRA_ADMIN" "$(stack_secret cassandra-admin)" "$@"; else cql_run "$@"; fi
+}
+# cql_as USER PASSWORD ARGS...: logs in as USER; the password reaches Cql.java by its environment, not its arguments
+cql_as() {
+  local user=$1 password=$2; shift 2
+  CQL_USERNAME=$user CQL_PASSWORD=$password cql_run "$@"
+}
+cql_run() {
   java "${SHORT_JVM_OPTS[@]}" -cp "$(compile_tool cql Cql):$STORES_CACHE/cql-driver-$CQL_DRIVER_VERSION/lib/*" Cql \
     "$STACK_HOST:$CASSANDRA_PORT" datacenter1 "$@"
 }
@@ -76,8 +88,7 @@ native_transport_port: $CASSANDRA_PORT
 start_native_transport: true
 endpoint_snitch: SimpleSnitch
 dynamic_snitch: false
-authenticator: AllowAllAuthenticator
-authorizer: AllowAllAuthorizer
+$(cassandra_auth_config)
 auto_snapshot: false
 snapshot_before_compaction: false
 concurrent_reads: 8
@@ -102,6 +113,17 @@ CONF
 CONF
 }
 
+# the authenticator, authorizer and role manager: everyone allowed, or (auth mode) roles with passwords and grants
+cassandra_auth_config() {
+  if ! stack_auth; then
+    printf 'authenticator: AllowAllAuthenticator\nauthorizer: AllowAllAuthorizer\n'
+    return
+  fi
+  printf 'authenticator: PasswordAuthenticator\nauthorizer: CassandraAuthorizer\nrole_manager: CassandraRoleManager\n'
+  # no caching of roles, permissions and credentials: a GRANT, REVOKE or new password applies at once (tests)
+  printf 'roles_validity: 0ms\npermissions_validity: 0ms\ncredentials_validity: 0ms\n'
+}
+
 cassandra_start() {
   local dir=$STACK_DIR/cassandra
   cassandra_write_config
@@ -110,10 +132,13 @@ cassandra_start() {
   # jamm measures memtable sizes; without the agent Cassandra falls back to a slower strategy
   jamm=$(find "$lib" -name 'jamm-*.jar' | head -n1)
   [ -n "$jamm" ] && agent=(-javaagent:"$jamm")
+  # the default superuser is made at once rather than 10 s after start: the admin is made from it (cassandra_ready)
+  local auth=()
+  stack_auth && auth=(-Dcassandra.superuser_setup_delay_ms=0)
   local pid
   pid=$(spawn cassandra java -Xms1g -Xmx1g -Xss256k -XX:+UseG1GC -XX:+ParallelRefProcEnabled \
     -XX:MaxDirectMemorySize=256m -XX:+ExitOnOutOfMemoryError -XX:+PerfDisableSharedMem -Djava.net.preferIPv4Stack=true \
-    "${CASSANDRA_JVM17_OPTS[@]}" "${agent[@]}" \
+    "${CASSANDRA_JVM17_OPTS[@]}" "${agent[@]}" "${auth[@]}" \
     -Dcassandra.config="file://$dir/conf/cassandra.yaml" -Dcassandra-foreground=yes \
     -Dcassandra.storagedir="$dir/data" -Dcassandra.logdir="$dir" \
     -Dlogback.configurationFile="$dir/conf/logback.xml" \
@@ -123,12 +148,32 @@ cassandra_start() {
   record_pid cassandra "$pid"
 }
 
-cassandra_ready() { port_open "$CASSANDRA_PORT" && cql -e 'SELECT release_version FROM system.local'; }
+# ready = a CQL query answers (in auth mode: as the admin, who is made from the default superuser on the first start)
+cassandra_ready() {
+  port_open "$CASSANDRA_PORT" || return 1
+  cql -e 'SELECT release_version FROM system.local' || { stack_auth && cassandra_make_admin; }
+}
+
+# the admin, a superuser with its own password, made by the default superuser (cassandra/cassandra) while it exists
+cassandra_make_admin() {
+  local password; password=$(stack_secret cassandra-admin)
+  cql_as cassandra cassandra -e "CREATE ROLE IF NOT EXISTS $CASSANDRA_ADMIN
+    WITH PASSWORD = '$password' AND LOGIN = true AND SUPERUSER = true" || return 1
+  cql -e 'SELECT release_version FROM system.local'
+}
 
 cassandra_schema() {
+  # the well-known default superuser goes once the admin exists (Cassandra makes it again only when no role exists)
+  if stack_auth; then cql -e 'DROP ROLE IF EXISTS cassandra' || return 1; fi
   cql -e "CREATE KEYSPACE IF NOT EXISTS $KEYSPACE
             WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; USE $KEYSPACE" \
       -f "$SCHEMA_DIR/cassandra.cql"
 }
 
 cassandra_stop_signal() { echo TERM; }
+
+# auth mode: the admin's login for stack.env (clients of the stack and the chart's cassandra.sh read these names)
+cassandra_admin_env() {
+  echo "CASSANDRA_USERNAME=$CASSANDRA_ADMIN"
+  echo "CASSANDRA_PASSWORD=$(stack_secret cassandra-admin)"
+}

@@ -1,25 +1,85 @@
 # Kafka 4.4.0 as a single KRaft node (broker + controller in one JVM, main class kafka.Kafka), jars from
 # ~/.cache/newsfeed/stores/kafka-<version>/lib. Storage is formatted once per run dir.
+# With NEWSFEED_STACK_AUTH=true, as the chart's Kafka with storeAuth: clients and the broker itself speak
+# SASL_PLAINTEXT with SCRAM-SHA-512, the controller listener SASL PLAIN (a KRaft controller cannot use SCRAM), the
+# StandardAuthorizer denies whatever no ACL allows; super users are the admin (SCRAM credential bootstrapped when the
+# storage is formatted) and the controller's own user.
 # shellcheck shell=bash
+
+KAFKA_ADMIN_USER="admin"
+KAFKA_CONTROLLER_USER=controller
 
 kafka_home() { echo "$STORES_CACHE/kafka-$KAFKA_VERSION"; }
 
+# the admin's client settings (KafkaTool reads them from KAFKA_CLIENT_CONFIG), a file only we can read
+kafka_admin_config() { echo "$STACK_DIR/secrets/kafka-admin.properties"; }
+
 kafka_tool() {
-  java "${SHORT_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$STACK_DIR/kafka/log4j2-tools.properties" \
+  local config=
+  ! stack_auth || config=$(kafka_admin_config)
+  KAFKA_CLIENT_CONFIG=$config java "${SHORT_JVM_OPTS[@]}" \
+    -Dlog4j2.configurationFile="$STACK_DIR/kafka/log4j2-tools.properties" \
     -cp "$(compile_tool kafka KafkaTool):$(kafka_home)/lib/*" KafkaTool "$@"
 }
 
-kafka_write_config() {
-  local dir=$STACK_DIR/kafka
-  cat > "$dir/server.properties" <<CONF
-process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@$STACK_HOST:$KAFKA_CONTROLLER_PORT
+kafka_admin_env() {
+  echo "KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT"
+  echo "KAFKA_SASL_MECHANISM=SCRAM-SHA-512"
+  echo "KAFKA_SASL_USERNAME=$KAFKA_ADMIN_USER"
+  echo "KAFKA_SASL_PASSWORD=$(stack_secret kafka-admin)"
+}
+
+kafka_jaas() {  # kafka_jaas MODULE USER PASSWORD [EXTRA]: one sasl.jaas.config value
+  echo "org.apache.kafka.common.security.$1 required username=\"$2\" password=\"$3\"${4:+ $4};"
+}
+
+kafka_listener_config() {
+  if ! stack_auth; then
+    cat <<CONF
 listeners=PLAINTEXT://$STACK_HOST:$KAFKA_PORT,CONTROLLER://$STACK_HOST:$KAFKA_CONTROLLER_PORT
 advertised.listeners=PLAINTEXT://$STACK_HOST:$KAFKA_PORT
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+CONF
+    return
+  fi
+  local admin controller
+  admin=$(stack_secret kafka-admin); controller=$(stack_secret kafka-controller)
+  cat <<CONF
+listeners=SASL_PLAINTEXT://$STACK_HOST:$KAFKA_PORT,CONTROLLER://$STACK_HOST:$KAFKA_CONTROLLER_PORT
+advertised.listeners=SASL_PLAINTEXT://$STACK_HOST:$KAFKA_PORT
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=SASL_PLAINTEXT
+listener.security.protocol.map=CONTROLLER:SASL_PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=SCRAM-SHA-512
+sasl.mechanism.inter.broker.protocol=SCRAM-SHA-512
+listener.name.sasl_plaintext.sasl.enabled.mechanisms=SCRAM-SHA-512
+listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config=$(kafka_jaas scram.ScramLoginModule "$KAFKA_ADMIN_USER" "$admin")
+sasl.mechanism.controller.protocol=PLAIN
+listener.name.controller.sasl.enabled.mechanisms=PLAIN
+listener.name.controller.plain.sasl.jaas.config=$(kafka_jaas plain.PlainLoginModule "$KAFKA_CONTROLLER_USER" "$controller" "user_$KAFKA_CONTROLLER_USER=\"$controller\"")
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+super.users=User:$KAFKA_ADMIN_USER;User:$KAFKA_CONTROLLER_USER
+allow.everyone.if.no.acl.found=false
+CONF
+}
+
+kafka_write_admin_config() {
+  local f; f=$(kafka_admin_config)
+  stack_secret kafka-admin >/dev/null   # makes the secrets dir
+  (umask 077; printf '%s\n' security.protocol=SASL_PLAINTEXT sasl.mechanism=SCRAM-SHA-512 \
+    "sasl.jaas.config=$(kafka_jaas scram.ScramLoginModule "$KAFKA_ADMIN_USER" "$(stack_secret kafka-admin)")" > "$f")
+}
+
+kafka_write_config() {
+  local dir=$STACK_DIR/kafka
+  # the file holds the JAAS passwords in auth mode
+  (umask 077; { cat <<CONF
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@$STACK_HOST:$KAFKA_CONTROLLER_PORT
+$(kafka_listener_config)
 log.dirs=$dir/data
 num.partitions=$KAFKA_PARTITIONS
 default.replication.factor=1
@@ -36,6 +96,8 @@ group.initial.rebalance.delay.ms=0
 log.retention.hours=24
 log.segment.bytes=67108864
 CONF
+  } > "$dir/server.properties")
+  ! stack_auth || kafka_write_admin_config
   local layout='[%d] %p %m (%c)%n'
   cat > "$dir/log4j2.properties" <<CONF
 status = warn
@@ -51,6 +113,19 @@ CONF
   sed 's/^rootLogger.level = INFO/rootLogger.level = WARN/' "$dir/log4j2.properties" > "$dir/log4j2-tools.properties"
 }
 
+# kafka_format_args CLUSTER_ID: the StorageTool command as a java argument file (mode 600, one quoted argument a
+# line), so that the admin's password, bootstrapped as its SCRAM credential in auth mode, is on no command line;
+# prints its path
+kafka_format_args() {
+  local f=$STACK_DIR/kafka/format.args
+  (umask 077; {
+    printf '"%s"\n' kafka.tools.StorageTool format -t "$1" -c "$STACK_DIR/kafka/server.properties"
+    ! stack_auth || printf '"%s"\n' --add-scram \
+      "SCRAM-SHA-512=[name=$KAFKA_ADMIN_USER,password=$(stack_secret kafka-admin)]"
+  } > "$f")
+  echo "$f"
+}
+
 kafka_start() {
   local dir=$STACK_DIR/kafka; mkdir -p "$dir"
   kafka_write_config
@@ -59,9 +134,10 @@ kafka_start() {
     # a URL-safe base64 UUID as Kafka makes them; one that starts with '-' (1 in 64) would be read as an option
     local cluster_id=-
     while [[ $cluster_id == -* ]]; do cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '='); done
-    java -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2-tools.properties" -cp "$cp" kafka.tools.StorageTool \
-      format -t "$cluster_id" -c "$dir/server.properties" >> "$(store_log kafka)" 2>&1 \
+    java -Xmx256m -Dlog4j2.configurationFile="$dir/log4j2-tools.properties" -cp "$cp" \
+      @"$(kafka_format_args "$cluster_id")" >> "$(store_log kafka)" 2>&1 \
       || die "kafka storage format failed, see $(store_log kafka)"
+    rm -f "$dir/format.args"
   fi
   local pid
   pid=$(spawn kafka java -Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
