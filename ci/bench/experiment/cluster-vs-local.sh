@@ -63,6 +63,12 @@ scale_release() {   # 0 | back
 restore() { [ ${#SAVED[@]} -eq 0 ] || scale_release back || true; }
 trap restore EXIT
 
+# the local processes log in to the node stack (with authentication) as its admins, and search to Solr as its admin
+# (stack.env names it SOLR_ADMIN_*, so search never takes it by accident)
+LOCAL_ENV=$OUT/service-env
+mkdir -p "$LOCAL_ENV"; chmod 700 "$LOCAL_ENV"
+(umask 077; sed -n 's/^SOLR_ADMIN_\(USERNAME\|PASSWORD\)=/SOLR_\1=/p' "$STACK_ENV" > "$LOCAL_ENV/search.env")
+
 for w in $WORKLOADS; do
   read -ra args <<< "$(workload_args "$w")"
   log "$w in the cluster"
@@ -71,7 +77,7 @@ for w in $WORKLOADS; do
   log "$w as local processes (the release scaled to 0 meanwhile)"
   scale_release 0
   NEWSFEED_RUN=$NEWSFEED_RUN/compare-local NEWSFEED_PORT_OFFSET=${NEWSFEED_COMPARE_OFFSET:-1475} \
-    NEWSFEED_STACK_ENV=$STACK_ENV bash ci/bench/experiment.sh --mode local "${args[@]}" "${COMMON[@]}" --out "$OUT/$w-local" >&2
+    NEWSFEED_STACK_ENV=$STACK_ENV SERVICE_ENV_DIR=$LOCAL_ENV bash ci/bench/experiment.sh --mode local "${args[@]}" "${COMMON[@]}" --out "$OUT/$w-local" >&2
   scale_release back; SAVED=()
 done
 

@@ -2,12 +2,13 @@
 # The umbrella chart installed for real on the local node (ci/local/cluster.sh up first) with values/local-node.yaml:
 #   1. images: the jars (when missing or older than services/' sources) and ci/local/cluster/images.sh build the OCI
 #      archives, ci/local/cluster.sh import loads them into the node
-#   2. stores: an earlier release uninstalled and the data of its stack removed, then ci/local/stack.sh up bound to the
-#      node IP (NEWSFEED_STACK_HOST), in its own run dir $NEWSFEED_RUN/node-stack with port offset
+#   2. stores: an earlier release uninstalled and the data of its stack removed, then ci/local/stack.sh up with
+#      authentication (NEWSFEED_STACK_AUTH) bound to the node IP (NEWSFEED_STACK_HOST), in its own run dir $NEWSFEED_RUN/node-stack with port offset
 #      NEWSFEED_NODE_STACK_OFFSET (default 1375); the CloudNativePG operator (ci/local/cluster/cnpg.sh up), which runs
 #      the chart's PostgreSQL Cluster
 #   3. helm install --wait --wait-for-jobs of the offline chart copy (ci/local/cluster/offline-chart.sh): every pod
-#      Ready, the init Jobs complete; the stack's ports and the PostgreSQL image come in a generated values file
+#      Ready, the init Jobs complete (each service's store users made as the stack's admins, whose Secrets come from
+#      its stack.env); the stack's ports and the PostgreSQL image come in a generated values file
 #   4. proofs: the init Jobs' logs, `helm test`, the API through the Services (ci/local/cluster/api-check.sh in a Job),
 #      k6 smoke and social Jobs created from their CronJobs, each must complete
 # Prints an `ok - STEP (N s)` line per step, then (as `# ` lines, also in $NEWSFEED_RUN/node-install/timings.txt)
@@ -42,7 +43,7 @@ cluster() { NEWSFEED_RUN=$CLUSTER_RUN bash ci/local/cluster.sh "$@"; }
 node_stack() {
   mkdir -p "$STACK_RUN"; chmod 755 "$RUN" "$STACK_RUN"
   NEWSFEED_RUN=$STACK_RUN NEWSFEED_PORT_OFFSET=$STACK_OFFSET NEWSFEED_STACK_HOST=$NODE_IP \
-    NEWSFEED_STACK_CLIENTS=$POD_CIDR bash ci/local/stack.sh "$@"
+    NEWSFEED_STACK_CLIENTS=$POD_CIDR NEWSFEED_STACK_AUTH=true bash ci/local/stack.sh "$@"
 }
 
 # everything that could say why: pods, events, the descriptions of pods not Ready, every container's log tail
@@ -142,11 +143,32 @@ externalEndpoints:
 EOF
 }
 
+# secret_manifest NAME KEY=VALUE...: a Secret of the release's namespace as YAML (values base64-encoded; for stdin,
+# never a command line)
+secret_manifest() {
+  local name=$1 kv; shift
+  printf 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: %s\n  namespace: %s\ntype: Opaque\ndata:\n' "$name" "$NS"
+  for kv in "$@"; do printf '  %s: %s\n' "${kv%%=*}" "$(printf '%s' "${kv#*=}" | base64 -w0)"; done
+}
+
+# The stack's admins, as the Secrets values/local-node.yaml names for its external stores: the schema Jobs log in
+# with them to give every service its own user
+admin_secrets() {
+  stack_env
+  { secret_manifest "$RELEASE-kafka-auth" "client-passwords=$KAFKA_SASL_PASSWORD"
+    echo ---
+    secret_manifest "$RELEASE-cassandra-superuser" "username=$CASSANDRA_USERNAME" "password=$CASSANDRA_PASSWORD"
+    echo ---
+    secret_manifest "$RELEASE-solr-admin" "username=$SOLR_ADMIN_USERNAME" "password=$SOLR_ADMIN_PASSWORD"
+  } | kubectl apply -f - >&2
+}
+
 helm_install() {
   local chart extra=() f; chart=$(bash ci/local/cluster/offline-chart.sh "$WORK/chart")
   for f in ${NEWSFEED_NODE_VALUES:-}; do extra+=(-f "$f"); done
   stack_values
   kubectl get namespace "$NS" >/dev/null 2>&1 || kubectl create namespace "$NS" >&2
+  admin_secrets
   HELM_CONFIG_HOME=$WORK/chart/.helm/config HELM_CACHE_HOME=$WORK/chart/.helm/cache HELM_DATA_HOME=$WORK/chart/.helm/data \
     helm install "$RELEASE" "$chart" -n "$NS" -f values/local-node.yaml "${extra[@]}" -f "$WORK/stack-values.yaml" \
     --wait --wait-for-jobs --timeout 10m >&2

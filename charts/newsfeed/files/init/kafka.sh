@@ -67,11 +67,13 @@ allow() {
 }
 
 # the services' users: outbound produces the events; inbound and search consume them in their own group and produce
-# to their own dead-letter topic; nobody else may do anything (no ACL, no access)
+# to their own dead-letter topic; nobody else may do anything (no ACL, no access). A user's ACLs come before its
+# credential: a service that is already running logs in the moment the credential exists, and a consumer that joined
+# its group before it could see the topic would be given no partition until its next metadata refresh.
 service_users() {
   if [ -n "${OUTBOUND_USERNAME:-}" ]; then
-    user "$OUTBOUND_USERNAME" "$OUTBOUND_PASSWORD"
     allow "$OUTBOUND_USERNAME" --operation Write --operation Describe --topic "$KAFKA_TOPIC"
+    user "$OUTBOUND_USERNAME" "$OUTBOUND_PASSWORD"
   fi
   if [ -n "${INBOUND_USERNAME:-}" ]; then
     consumer "$INBOUND_USERNAME" "$INBOUND_PASSWORD" "$INBOUND_GROUP" "$INBOUND_DEAD_LETTER_TOPIC"
@@ -84,10 +86,10 @@ service_users() {
 
 # consumer USER PASSWORD GROUP DEAD_LETTER_TOPIC
 consumer() {
-  user "$1" "$2"
   allow "$1" --operation Read --operation Describe --topic "$KAFKA_TOPIC"
   allow "$1" --operation Read --group "$3"
   allow "$1" --operation Write --operation Describe --topic "$4"
+  user "$1" "$2"
 }
 
 case "$1" in

@@ -13,6 +13,7 @@ import io.vertx.core.Vertx;
 import io.vertx.kafka.admin.KafkaAdminClient;
 import io.vertx.kafka.client.producer.KafkaProducer;
 import io.vertx.kafka.client.producer.KafkaProducerRecord;
+import org.apache.kafka.common.errors.AuthenticationException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +35,9 @@ public final class EventPublisher {
   static final int DELIVERY_TIMEOUT_MS = 6_000; // the whole send, retries included (>= linger + request timeout)
   static final int WORST_CASE_MS = MAX_BLOCK_MS + DELIVERY_TIMEOUT_MS;
 
-  private final KafkaProducer<String, String> producer;
+  private final Vertx vertx;
+  private final Map<String, String> producerConfig;
+  private volatile KafkaProducer<String, String> producer;   // replaced after a failed login (renewedAfter)
   private final KafkaAdminClient admin;
   private final String topic;
   private final Timer produceOk;
@@ -44,10 +47,9 @@ public final class EventPublisher {
 
   public EventPublisher(Vertx vertx, String bootstrapServers, KafkaSecurity security, String topic,
                         MeterRegistry registry) {
-    this.producer = KafkaProducer.create(vertx, producerConfig(bootstrapServers, security));
-    // a failed send already fails its request's future (503, counted, logged by the handler); without a handler
-    // Vert.x would also log each one as an unhandled exception, hundreds of lines per broker outage
-    this.producer.exceptionHandler(err -> LOG.debug("kafka producer: {}", err.toString()));
+    this.vertx = vertx;
+    this.producerConfig = producerConfig(bootstrapServers, security);
+    this.producer = newProducer();
     this.admin = KafkaAdmin.create(vertx, bootstrapServers, security);
     this.topic = topic;
     this.produceOk = StoreTimers.timer(registry, "kafka", "produce", "success");
@@ -60,9 +62,48 @@ public final class EventPublisher {
   public Future<Void> publish(OutboundEvent event) {
     KafkaProducerRecord<String, String> record = KafkaProducerRecord.create(topic,
         Long.toString(event.participantId()), event.toJson().encode());
-    return StoreTimers.time(() -> producer.send(record), produceOk, produceError)
+    KafkaProducer<String, String> sender = producer;
+    return StoreTimers.time(() -> sender.send(record).recover(err -> {
+      if (!loginFailed(err)) {
+        return Future.failedFuture(err);
+      }
+      return renewedAfter(sender).send(record);
+    }), produceOk, produceError)
         .andThen(ar -> (ar.succeeded() ? produced : failed).increment())
         .mapEmpty();
+  }
+
+  private KafkaProducer<String, String> newProducer() {
+    KafkaProducer<String, String> p = KafkaProducer.create(vertx, producerConfig);
+    // a failed send already fails its request's future (503, counted, logged by the handler); without a handler
+    // Vert.x would also log each one as an unhandled exception, hundreds of lines per broker outage
+    p.exceptionHandler(err -> LOG.debug("kafka producer: {}", err.toString()));
+    return p;
+  }
+
+  /**
+   * A producer whose login failed (e.g. it started before the schema Job created its user) reports that error once
+   * more on a later send although it has logged in since, and its idempotence setup, refused at the time, leaves
+   * every later record waiting until it expires: the first send that sees a failed login replaces it with a new
+   * producer (concurrent ones use that one) and the old one is closed.
+   */
+  private synchronized KafkaProducer<String, String> renewedAfter(KafkaProducer<String, String> failedProducer) {
+    if (producer == failedProducer) {
+      LOG.warn("kafka: the producer's login failed, starting a new producer");
+      producer = newProducer();
+      failedProducer.close(0);
+    }
+    return producer;
+  }
+
+  /** A failed login: the broker never received the record, so sending it again cannot duplicate it. */
+  static boolean loginFailed(Throwable err) {
+    for (Throwable t = err; t != null; t = t.getCause()) {
+      if (t instanceof AuthenticationException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Readiness: the broker answers within the timeout. */

@@ -47,6 +47,9 @@ public final class EventConsumer {
     c.put("enable.auto.commit", "false");          // offsets are committed only after the processor's writes
     c.put("auto.offset.reset", "earliest");        // a new group must not skip posts made before it started
     c.put("max.poll.records", Integer.toString(maxPollRecords));
+    // a topic the consumer could not see when it joined (ACLs not yet made, partitions added) is assigned at the next
+    // metadata refresh: 30 s instead of Kafka's 5 min
+    c.put("metadata.max.age.ms", "30000");
     c.put("client.id", "newsfeed-" + service + "-" + ProcessHandle.current().pid());
     tuning.applyTo(c);
     security.applyTo(c);
