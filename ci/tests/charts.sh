@@ -229,19 +229,25 @@ if render "$UMBRELLA" "$WORK/render/default/values.yaml" default "$WORK/render/d
 else
   fail_now "$UMBRELLA (chart defaults): helm template"; sed 's/^/    /' "$WORK/render/default/err" | tail -n 20
 fi
+# expected_problems FIXTURE OUTPUT: the fixture names what its check must refuse (`# expect: REGEX` lines) and every
+# one of them matches a problem in the check's output
+expected_problems() {
+  local re unmatched=0
+  grep -q '^# expect: ' "$1" || { echo ">> $1 has no '# expect: REGEX' line"; return 1; }
+  while read -r re; do
+    grep -qE "$re" "$2" || { echo ">> no problem matches /$re/"; unmatched=1; }
+  done < <(sed -n 's/^# expect: //p' "$1")
+  [ "$unmatched" -eq 0 ]
+}
 # images_refused FILE: the defaults with FILE on top render, and the images check fails with every `# expect:` line
 images_refused() {
-  local bad=$1 dir=$WORK/render/images-refused rc=0 re unmatched=0
+  local bad=$1 dir=$WORK/render/images-refused rc=0
   mkdir -p "$dir"
   render "$UMBRELLA" "$bad" default "$dir/a.yaml" || return 1
   manifests images "$dir/images.txt" "$dir/a.yaml" "$CHARTS_DIR/$UMBRELLA" "$bad" > "$dir/out.txt" || rc=$?
   cat "$dir/out.txt"
   [ "$rc" -ne 0 ] || { echo ">> the images check passed; it must fail"; return 1; }
-  grep -q '^# expect: ' "$bad" || { echo ">> $bad has no '# expect: REGEX' line"; return 1; }
-  while read -r re; do
-    grep -qE "$re" "$dir/out.txt" || { echo ">> no problem matches /$re/"; unmatched=1; }
-  done < <(sed -n 's/^# expect: //p' "$bad")
-  [ "$unmatched" -eq 0 ]
+  expected_problems "$bad" "$dir/out.txt"
 }
 if [ -f "$HERE/images-refused.yaml" ]; then
   check "images check refuses a removed docker.io/bitnami tag, latest, untagged images and a key the subchart ignores (${HERE#"$ROOT"/}/images-refused.yaml)" \
@@ -278,18 +284,14 @@ done
 # netpol_refused FILE: the base profile with FILE on top renders, and the NetworkPolicy check fails with every
 # `# expect:` line of FILE
 netpol_refused() {
-  local bad=$1 dir re unmatched=0 rc=0
+  local bad=$1 dir rc=0
   dir=$WORK/render/netpol-refused/$(basename "$bad" .yaml)
   mkdir -p "$dir"
   render_full "$UMBRELLA" netpol-refused "$dir/full.yaml" "$base" "$bad" || return 1
   manifests netpol "$RELEASE" "$dir/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$base" "$bad" > "$dir/out.txt" || rc=$?
   cat "$dir/out.txt"
   [ "$rc" -ne 0 ] || { echo ">> the NetworkPolicy check passed; it must fail"; return 1; }
-  grep -q '^# expect: ' "$bad" || { echo ">> $bad has no '# expect: REGEX' line"; return 1; }
-  while read -r re; do
-    grep -qE "$re" "$dir/out.txt" || { echo ">> no problem matches /$re/"; unmatched=1; }
-  done < <(sed -n 's/^# expect: //p' "$bad")
-  [ "$unmatched" -eq 0 ]
+  expected_problems "$bad" "$dir/out.txt"
 }
 if [ -n "$base" ]; then
   n=0
@@ -303,18 +305,14 @@ fi
 # credentials_refused FILE: the base profile with FILE on top renders (the chart's own validation lets it through), and
 # the store credentials check fails with every `# expect:` line of FILE
 credentials_refused() {
-  local bad=$1 dir re unmatched=0 rc=0
+  local bad=$1 dir rc=0
   dir=$WORK/render/credentials-refused/$(basename "$bad" .yaml)
   mkdir -p "$dir"
   render_full "$UMBRELLA" credentials "$dir/full.yaml" "$base" "$bad" || return 1
   credentials "$RELEASE" "$dir/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$base" "$bad" > "$dir/out.txt" || rc=$?
   cat "$dir/out.txt"
   [ "$rc" -ne 0 ] || { echo ">> the store credentials check passed; it must fail"; return 1; }
-  grep -q '^# expect: ' "$bad" || { echo ">> $bad has no '# expect: REGEX' line"; return 1; }
-  while read -r re; do
-    grep -qE "$re" "$dir/out.txt" || { echo ">> no problem matches /$re/"; unmatched=1; }
-  done < <(sed -n 's/^# expect: //p' "$bad")
-  [ "$unmatched" -eq 0 ]
+  expected_problems "$bad" "$dir/out.txt"
 }
 # GENERATED_CREDENTIALS: the names of the Secrets the chart generates for store credentials (any release name)
 GENERATED_CREDENTIALS="^Secret $RELEASE-((kafka|cassandra|solr)-(outbound|inbound|search)|kafka-auth)\$"
