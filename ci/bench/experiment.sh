@@ -136,6 +136,8 @@ DURATION_S=$(seconds_of "$DURATION") || die "--duration '$DURATION' is not a k6 
 [ -z "$WARMUP" ] || WARMUP_S=$(seconds_of "$WARMUP") || die "--warmup '$WARMUP' is not a k6 duration"
 [ -z "$WARMUP" ] || [ "${WARMUP_S:-0}" != 0 ] || WARMUP=""
 for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
+# the runner measures its own windows after its own --warmup: no warm-up inside a measured k6 run (social.js)
+K6_ENV=(WARMUP=0s "${K6_ENV[@]}")
 SCALE_KEYS=${SCALE_KEYS:-$SERVICE.replicaCount}
 if [ "$MODE" = local ] && { [ -n "$CPU_LIMIT" ] || [ ${#HELM_SETS[@]} -gt 0 ]; }; then
   die "--cpu-limit and --set are for --mode cluster (local instances have no CPU limit)"

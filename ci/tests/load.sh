@@ -8,6 +8,7 @@
 #   graphql        the classic client's GraphQL mode through edge, tiny: every scenario's checks ran and passed
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
+#   warmup-plan    k6 inspect: the load profile's warm-up scenarios come first and carry no latency threshold
 # Each run passes only with k6 exit 0, every threshold ok in summary.json and the dashboard HTML written.
 # Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of ci/tests/run.sh), otherwise a stack started here.
 # Last line: `load: N passed, N failed`.
@@ -141,6 +142,19 @@ if run graphql graphql 0 PROFILE=ci RATE=10 DURATION="${LOAD_TEST_GRAPHQL_DURATI
   else
     fail graphql "a check of the GraphQL scenarios did not run or failed ($summary)"
   fi
+fi
+
+# the load profile's warm-up: warmup_<scenario> for WARMUP first, the measured scenarios from then on, latency
+# thresholds only on those; none with WARMUP=0s, STAGES or POSTS_PER_USER (which counts every post)
+plan() { local e=(); for kv in PROFILE=load "$@"; do e+=(-e "$kv"); done; "$BIN/k6" inspect "${e[@]}" k6/social.js 2>/dev/null; }
+warmups() { plan "$@" | jq -c '[.scenarios | keys[] | select(startswith("warmup_"))]'; }
+if plan WARMUP=20s | jq -e '.scenarios as $s | ([$s | keys[] | select(startswith("warmup_") | not)] | length) == 4
+    and all($s | keys[] | select(startswith("warmup_") | not); $s[.].startTime == "20s" and $s["warmup_" + .].duration == "20s")
+    and ([.thresholds | keys[] | select(contains("warmup"))] == [])' >/dev/null &&
+  [ "$(warmups WARMUP=0s)" = '[]' ] && [ "$(warmups STAGES=10s:5)" = '[]' ] && [ "$(warmups POSTS_PER_USER=1)" = '[]' ]; then
+  pass warmup-plan
+else
+  fail warmup-plan "k6 inspect of PROFILE=load did not show the warm-up scenarios as planned ($(warmups WARMUP=20s))"
 fi
 
 # nothing listens on port 1: participant creation fails, so checks and thresholds must fail the run

@@ -8,8 +8,10 @@ export const PROFILES = {
   smoke: { rate: 2, duration: '10s', participants: 10, minFriends: 1, maxFriends: 3, vus: 2, maxVus: 10 },
   // short, modest: what ci/tests/load.sh runs on a shared 2-core machine
   ci: { rate: 10, duration: '40s', participants: 50, minFriends: 2, maxFriends: 8, vus: 5, maxVus: 40 },
-  // the classic steady load
-  load: { rate: 50, duration: '5m', participants: 1000, minFriends: 5, maxFriends: 50, vus: 20, maxVus: 200 },
+  // the classic steady load, after a warm-up of the same mix
+  load: {
+    rate: 50, duration: '5m', warmup: '15s', participants: 1000, minFriends: 5, maxFriends: 50, vus: 20, maxVus: 200,
+  },
   // ramp the arrival rate up to find the knee (stages in total iterations per second)
   stress: {
     rate: 10, duration: '10m', participants: 2000, minFriends: 5, maxFriends: 100, vus: 50, maxVus: 500,
@@ -42,6 +44,7 @@ export function socialSettings(shareVars = SOCIAL_SHARES) {
     profile: name,
     rate: num('RATE', p.rate),
     duration: str('DURATION', p.duration),
+    warmup: str('WARMUP', p.warmup || '0s'),
     stages: parseStages(str('STAGES', p.stages || '')),
     participants: int('PARTICIPANTS', p.participants),
     minFriends: int('MIN_FRIENDS', p.minFriends),

@@ -55,14 +55,17 @@ export function openLoop(S, exec) {
     if (S.postsPerUser <= 0 || S.stages.length) return S.duration;
     return `${Math.ceil((S.participants * S.postsPerUser) / ratePerSec)}s`;
   };
+  // a warm-up only in front of a constant rate with free posters (POSTS_PER_USER counts every post)
+  const warmup = hasWarmup(S) ? S.warmup : undefined;
 
-  return shareScenarios({
+  const measured = shareScenarios({
     exec,
     shares: S.shares,
     names: S.scenarios,
     rate: S.rate,
     durationOf: (name, ratePerSec) => (name === 'post_outbound' ? postsScenarioDuration(ratePerSec) : S.duration),
     stages: S.stages,
+    startTime: warmup,
     preAllocatedVUs: S.preAllocatedVUs,
     maxVUs: S.maxVUs,
     limits: S.thresholds,
@@ -71,6 +74,23 @@ export function openLoop(S, exec) {
       checks: [`rate>=${S.thresholds.checksRate}`],
     },
   });
+  return warmup ? withWarmup(measured, warmup) : measured;
+}
+
+const hasWarmup = (S) => !/^0*(\.0*)?[a-z]*$/.test(S.warmup) && !S.stages.length && S.postsPerUser <= 0;
+
+// The first requests of a fresh service pay for what a steady state does not (connections, prepared statements,
+// the broker's metadata, JIT): the same mix at the same rate runs as `warmup_<scenario>` for `warmup` before the
+// measured scenarios start. Its requests count in the overall error and check thresholds, not in the per-scenario
+// latency ones, and show as their own scenario in every report.
+function withWarmup(measured, warmup) {
+  const scenarios = { ...measured.scenarios };
+  for (const name of measured.enabled) {
+    const scenario = { ...measured.scenarios[name], duration: warmup };
+    delete scenario.startTime;
+    scenarios[`warmup_${name}`] = scenario;
+  }
+  return { ...measured, scenarios };
 }
 
 // The k6 options of a script on the social settings `S` (social.js, graphql.js): openLoop's scenarios and
