@@ -36,9 +36,18 @@ def other_load(step):
     return None if not split else round(sum(v for k, v in split.items() if k in NOT_THE_SYSTEM), 3)
 
 
-def busiest(step):
+# a scaled service using this share of its replicas' CPU limit or more is the bottleneck, whatever the others use
+AT_LIMIT = 0.8
+
+
+def busiest(step, meta):
     """(component, cores) that used the most CPU in the step: every process of the run (local mode,
-    cpu_split.py) or every service from Prometheus (cluster mode)."""
+    cpu_split.py) or every service from Prometheus (cluster mode). With a CPU limit per replica (--cpu-limit) the
+    scaled service at that limit comes first: cores of a capped pod and of uncapped components do not compare."""
+    limit = cores_of(meta.get("cpu_limit"))
+    used = step.get("cpu_cores")
+    if limit and used is not None and used >= AT_LIMIT * int(step["replicas"]) * limit:
+        return f"{meta['service']} at its CPU limit", used
     split = {k: v for k, v in (step.get("cpu_split") or {}).items() if k not in NOT_THE_SYSTEM}
     source = split or step.get("cpu_by_service") or {}
     if not source:
@@ -47,14 +56,14 @@ def busiest(step):
     return name, source[name]
 
 
-def per_count(steps, commands):
+def per_count(steps, commands, meta):
     rows = []
     for n in sorted({int(s["replicas"]) for s in steps}):
         mine = [s for s in steps if int(s["replicas"]) == n]
         c = capacity(mine)
         at = next((s for s in mine if s["held"] and s["offered"] == c["capacity"]), {})
         above = next((s for s in mine if not s["held"] and s["offered"] == c["broken_at"]), {})
-        name, cores = busiest(at)
+        name, cores = busiest(at, meta) if at else (None, None)
         rows.append({"replicas": n, **c, "broke_on": above.get("broke_on"), "achieved": at.get("achieved"),
                      "objective_p95_ms": at.get("objective_p95_ms"), "steps": len(mine), "bottleneck": name, "bottleneck_cores": cores,
                      "service_cpu_cores": at.get("cpu_cores"), "host_cpu_busy": at.get("host_cpu_busy"),
@@ -88,7 +97,8 @@ def write_markdown(rows, meta, path, title):
              f"lowest rate that broke is within {float(meta.get('resolution', 0)):.0%} of the highest that held (\"gap\"). "
              "Efficiency = capacity(N) / (N × capacity(1)). Broke on: why the rate above the capacity broke. Bottleneck: "
              "the component that used the most CPU in the step at capacity (every process of the run in local mode, "
-             "every service in a cluster; a hint where to look, not a proof); other load: cores the host spent on "
+             "every service in a cluster; the scaled service first when it used 80 % of its replicas' CPU limit or "
+             "more; a hint where to look, not a proof); other load: cores the host spent on "
              "processes outside the run in that step (local mode), which the run had to share the CPU with. CPU in "
              "cores. Every step: steps.csv.", "",
              "| replicas | capacity (it/s) | broke at | gap | status | broke on | efficiency | achieved/s | p95 ms "
@@ -176,10 +186,10 @@ def main():
             with open(path, encoding="utf-8") as f:
                 commands[n] = f.read().strip()
     for s in steps:
-        s["busiest"], s["busiest_cores"] = busiest(s)
+        s["busiest"], s["busiest_cores"] = busiest(s, meta)
         s["other_load_cores"] = other_load(s)
     write_csv([{**s, "held": "yes" if s["held"] else "no"} for s in steps], STEP_COLUMNS, os.path.join(a.out, "steps.csv"))
-    rows = per_count(steps, commands)
+    rows = per_count(steps, commands, meta)
     write_csv(rows, CAPACITY_COLUMNS, os.path.join(a.out, "capacity.csv"))
     write_markdown(rows, meta, os.path.join(a.out, "capacity.md"), a.title)
     if not a.no_chart:
