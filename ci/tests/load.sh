@@ -145,13 +145,15 @@ if run graphql graphql 0 PROFILE=ci RATE=10 DURATION="${LOAD_TEST_GRAPHQL_DURATI
 fi
 
 # the load profile's warm-up: warmup_<scenario> for WARMUP first, the measured scenarios from then on, latency
-# thresholds only on those; none with WARMUP=0s, STAGES or POSTS_PER_USER (which counts every post)
+# thresholds only on those; none with WARMUP=0s, STAGES or POSTS_PER_USER (which counts every post); a WARMUP that
+# is no duration stops the run with its name instead of silently running none
 plan() { local e=(); for kv in PROFILE=load "$@"; do e+=(-e "$kv"); done; "$BIN/k6" inspect "${e[@]}" k6/social.js 2>/dev/null; }
 warmups() { plan "$@" | jq -c '[.scenarios | keys[] | select(startswith("warmup_"))]'; }
 if plan WARMUP=20s | jq -e '.scenarios as $s | ([$s | keys[] | select(startswith("warmup_") | not)] | length) == 4
     and all($s | keys[] | select(startswith("warmup_") | not); $s[.].startTime == "20s" and $s["warmup_" + .].duration == "20s")
     and ([.thresholds | keys[] | select(contains("warmup"))] == [])' >/dev/null &&
-  [ "$(warmups WARMUP=0s)" = '[]' ] && [ "$(warmups STAGES=10s:5)" = '[]' ] && [ "$(warmups POSTS_PER_USER=1)" = '[]' ]; then
+  [ "$(warmups WARMUP=0s)" = '[]' ] && [ "$(warmups STAGES=10s:5)" = '[]' ] && [ "$(warmups POSTS_PER_USER=1)" = '[]' ] &&
+  ! plan WARMUP=15 >/dev/null && "$BIN/k6" inspect -e PROFILE=load -e WARMUP=abc k6/social.js 2>&1 | grep -q "WARMUP must be a duration"; then
   pass warmup-plan
 else
   fail warmup-plan "k6 inspect of PROFILE=load did not show the warm-up scenarios as planned ($(warmups WARMUP=20s))"

@@ -30,6 +30,13 @@ export function bool(name, def) {
   throw new Error(`${name} must be true or false, got '${raw}'`);
 }
 
+// A k6 duration ('15s', '2m', '1m30s', '500ms', '0'); anything else stops the run with the variable's name.
+export function duration(name, def) {
+  const v = str(name, def);
+  if (!/^(0|(\d+(\.\d+)?(ms|s|m|h))+)$/.test(v)) throw new Error(`${name} must be a duration such as 15s, 2m or 1m30s, got '${v}'`);
+  return v;
+}
+
 const trimSlash = (u) => u.replace(/\/+$/, '');
 
 // One BASE_URL (a gateway exposing the classic single API by path) or one URL per service overriding it.

@@ -1,6 +1,6 @@
 // Named load profiles of social.js and graphql.js (PROFILE=smoke|ci|load|stress). A profile only sets defaults:
 // every value can still be overridden by its own env var (RATE, DURATION, PARTICIPANTS, ...).
-import { str, int, num } from './config.js';
+import { str, int, num, duration } from './config.js';
 import { parseStages } from './options.js';
 
 export const PROFILES = {
@@ -44,7 +44,7 @@ export function socialSettings(shareVars = SOCIAL_SHARES) {
     profile: name,
     rate: num('RATE', p.rate),
     duration: str('DURATION', p.duration),
-    warmup: str('WARMUP', p.warmup || '0s'),
+    warmup: duration('WARMUP', p.warmup || '0s'),
     stages: parseStages(str('STAGES', p.stages || '')),
     participants: int('PARTICIPANTS', p.participants),
     minFriends: int('MIN_FRIENDS', p.minFriends),

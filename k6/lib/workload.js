@@ -77,7 +77,7 @@ export function openLoop(S, exec) {
   return warmup ? withWarmup(measured, warmup) : measured;
 }
 
-const hasWarmup = (S) => !/^0*(\.0*)?[a-z]*$/.test(S.warmup) && !S.stages.length && S.postsPerUser <= 0;
+const hasWarmup = (S) => /[1-9]/.test(S.warmup) && !S.stages.length && S.postsPerUser <= 0;
 
 // The first requests of a fresh service pay for what a steady state does not (connections, prepared statements,
 // the broker's metadata, JIT): the same mix at the same rate runs as `warmup_<scenario>` for `warmup` before the
