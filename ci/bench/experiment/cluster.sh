@@ -27,9 +27,11 @@ mode_prepare() {
   # the release goes back to this revision at the end, so the run leaves it as it found it
   REVISION_BEFORE=$(helm -n "$NAMESPACE" history "$RELEASE" -o json | jq '[.[] | select(.status == "deployed")][0].revision')
   # every node's address is one of this machine's (ci/local/cluster.sh's node): the host CPU is the cluster's CPU
-  local ip here=true
+  # (the addresses read once: `ip ... | grep -q` under pipefail fails when grep's early exit cuts ip's output short)
+  local ip here=true addrs
+  addrs=$(ip -o addr show)
   for ip in $(kubectl get nodes -o jsonpath='{.items[*].status.addresses[?(@.type=="InternalIP")].address}'); do
-    ip -o addr show | grep -q " inet $ip/" || here=false
+    grep -q " inet $ip/" <<< "$addrs" || here=false
   done
   NODES_HERE=$here
   ! $NODES_HERE || log "the cluster's node runs on this machine: host CPU busy is measured too"
