@@ -5,14 +5,16 @@
 #            pod, but neither it nor the apiserver from "outside" (a network namespace behind a veth);
 #            kubectl create job --from=cronjob; a restricted pod (non-root, read-only root, drop ALL);
 #            kubectl logs/exec; metrics API and kubectl top
-#  sections: ci/tests/cluster/NAME.sh sourced while the node is up (monitoring: the Prometheus Operator and the
-#            chart's ServiceMonitor/PrometheusRule; chart: the umbrella chart installed for real with
-#            values/local-node.yaml by ci/local/cluster/install.sh, then on that release ingress.sh: the API
-#            through Traefik, and scaling.sh: ci/bench/experiment.sh --mode cluster and the HPA's autoscaling run),
-#            see SECTIONS below
+#  monitoring: ci/tests/cluster/monitoring.sh on that node: the Prometheus Operator and the chart's
+#            ServiceMonitor/PrometheusRule
 #  teardown: down leaves no process, mount, link, netns, IP lease, route or iptables rule; up twice and down
 #            twice are idempotent
-#  demo:     `make cluster-demo` (short) produces its report and leaves the machine as before
+#  chart:    ci/tests/cluster/chart.sh: `KEEP_RUNNING=1 make cluster-demo` (short) as the README has it — its node,
+#            monitoring, ingress and the umbrella chart installed for real with values/local-node.yaml by
+#            ci/local/cluster/install.sh (each of its steps a check), its report — then on that release the k6
+#            GraphQL Job, postgresql.sh, ingress.sh (the API through Traefik) and scaling.sh (ci/bench/experiment.sh
+#            --mode cluster, the HPA's autoscaling run, the drain), install.sh down, and the stop command the demo
+#            printed, which leaves the machine as before
 # Needs root and `bash ci/local/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
 # to 950; NEWSFEED_CLUSTER_KEEP=1 keeps the work dir with every check's log). One node per machine: do not run
 # it while another ci/local/cluster.sh node is up.
@@ -32,12 +34,15 @@ export KUBECONFIG=$RUN/control-plane/kubeconfig
 NS=cluster-test
 NODE=newsfeed-node
 NODE_IP=10.245.0.1
-passed=0 failed=0 started=false
+passed=0 failed=0 started=false demo_up=false
+DEMO_RUN=$WORK/demo-run
 cleanup() {
   local rc=$? p
   for p in "${HOST_HTTPD:-}" "${OUT_HTTPD:-}"; do [ -z "$p" ] || kill "$p" 2>/dev/null || true; done
   outside_down
   if $started; then bash ci/local/cluster.sh down >/dev/null 2>&1 || true; fi
+  # the release section's demo node, left running by KEEP_RUNNING=1 (chart.sh stops it unless a check stopped short)
+  if $demo_up; then env NEWSFEED_RUN="$DEMO_RUN" make -s clean >/dev/null 2>&1 || true; fi
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "${NEWSFEED_CLUSTER_KEEP:-}" ]; then rm -rf "$WORK"
   else echo "kept $WORK (logs)" >&2; fi
 }
@@ -243,19 +248,21 @@ check "outside: the apiserver port is unreachable" not_from_outside "$OUT_IP" $(
 kill "$OUT_HTTPD" "$HOST_HTTPD" 2>/dev/null || true; HOST_HTTPD="" OUT_HTTPD=""
 outside_down
 
-# ---------------------------------------------------------------- sections on the node
-# Each section is ci/tests/cluster/NAME.sh, sourced here in this order while the node is up (KUBECONFIG set; it
-# may use check, kcheck, note, poll, kc, WORK, NS and the images of images.env) and leaving the node as it found
-# it. NEWSFEED_CLUSTER_SECTIONS="a b" runs only those ("" none).
+# ---------------------------------------------------------------- sections
+# Each section is ci/tests/cluster/NAME.sh, sourced by run_section (it may use check, kcheck, note, poll, kc, WORK, NS
+# and the images of images.env). The node sections run here while the suite's node is up and leave it as they found
+# it; the release section (chart) runs after the teardown, on a node of its own: the one `make cluster-demo` starts.
+# NEWSFEED_CLUSTER_SECTIONS="a b" runs only those ("" none).
 SECTIONS=(monitoring chart)
 read -ra SECTIONS <<< "${NEWSFEED_CLUSTER_SECTIONS-${SECTIONS[*]}}"
-for section in "${SECTIONS[@]}"; do
-  if [ ! -f "ci/tests/cluster/$section.sh" ]; then fail_now "section $section: no ci/tests/cluster/$section.sh"; continue; fi
-  section_t0=$SECONDS   # not t: sections use that name themselves
+run_section() {
+  if [ ! -f "ci/tests/cluster/$1.sh" ]; then fail_now "section $1: no ci/tests/cluster/$1.sh"; return; fi
+  local section_t0=$SECONDS   # not t: sections use that name themselves
   # shellcheck source=/dev/null
-  . "ci/tests/cluster/$section.sh"
-  note "section $section took $((SECONDS - section_t0)) s"
-done
+  . "ci/tests/cluster/$1.sh"
+  note "section $1 took $((SECONDS - section_t0)) s"
+}
+for section in "${SECTIONS[@]}"; do [ "$section" = chart ] || run_section "$section"; done
 
 # ---------------------------------------------------------------- teardown
 recorded_pids() { cat "$RUN"/*.pid "$RUN"/control-plane/*.pid 2>/dev/null | awk '{print $1}'; }
@@ -285,27 +292,8 @@ check "down twice: nothing to stop" bash -c "bash ci/local/cluster.sh down 2>&1 
 machine_state > "$WORK/machine.after2"
 check "machine as before after the second down" diff "$WORK/machine.before" "$WORK/machine.after2"
 
-# ---------------------------------------------------------------- the README's one command
-# make cluster-demo as a user runs it, short: it starts the node, monitoring, ingress and the release, runs a k6
-# Job, writes the report from the in-cluster Prometheus, and takes everything down again
-DEMO_RUN=$WORK/demo-run
-cluster_demo() { env NEWSFEED_RUN="$DEMO_RUN" DEMO_DURATION=20s DEMO_RATE=5 make -s cluster-demo; }
-t=$SECONDS
-check "make cluster-demo (20 s of k6 at 5 it/s)" cluster_demo
-note "make cluster-demo took $((SECONDS - t)) s"
-# the report has the k6 run's rows and the services' recorded rows (read from the in-cluster Prometheus)
-demo_report() {
-  local md; md=$(ls "$DEMO_RUN"/reports/cluster-demo-*/per-minute.md) || return 1
-  cat "$md"; ls "$(dirname "$md")"/*.png >/dev/null && grep -q 'POST /participant' "$md" && grep -qi 'k6' "$md"
-}
-check "its per-minute report (tables, PNG charts) has the services' and k6's rows" demo_report
-demo_html() {  # the page beside that Markdown: self-contained, with the same rows and every PNG inlined
-  local md; md=$(ls "$DEMO_RUN"/reports/cluster-demo-*/per-minute.md) || return 1
-  python3 ci/tests/observability/check_html_report.py "$(dirname "$md")"
-}
-check "its per-minute.html is self-contained and holds the Markdown's rows" demo_html
-machine_state > "$WORK/machine.after3"
-check "machine as before after make cluster-demo" diff "$WORK/machine.before" "$WORK/machine.after3"
+# ---------------------------------------------------------------- the README's one command, then the chart on its release
+for section in "${SECTIONS[@]}"; do [ "$section" != chart ] || run_section chart; done
 
 finish
 [ "$failed" -eq 0 ]

@@ -1,12 +1,11 @@
-# Section "ingress" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
-# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, note,
-# poll, kc and WORK. Traefik (ci/local/cluster/ingress.sh) comes up, the release is upgraded with
-# ci/local/cluster/ingress/values.yaml, and the classic API answers through the chart's Ingress from this machine
-# (ci/local/cluster/api-check.sh with the Ingress host resolved to the controller's ClusterIP: participants, a
-# friendship, a post, the friend's inbound, a keyword search, edge's GraphQL on /graphql), the classic client's
-# form creates and a GraphQL mutation on /, the classic load client's sequence in its three modes
-# (services/e2e ClassicClientIT), plus GET /participant/{id}, a foreign Host's
-# 404, Traefik's access log naming each route's service, and `helm test` with the chart's gateway test. The
+# Section "ingress" of the cluster suite, sourced by ci/tests/cluster/chart.sh on the release `make cluster-demo` left
+# running (release newsfeed in $NEWSFEED_NODE_NAMESPACE, installed with ci/local/cluster/ingress/values.yaml); uses the
+# suite's check, kcheck, note, poll, kc and WORK. Traefik (ci/local/cluster/ingress.sh) is ready, and the classic
+# API answers through the chart's Ingress from this machine (ci/local/cluster/api-check.sh with the Ingress host
+# resolved to the controller's ClusterIP: participants, a friendship, a post, the friend's inbound, a keyword
+# search, edge's GraphQL on /graphql), the classic client's form creates and a GraphQL mutation on /, the classic
+# load client's sequence in its three modes (services/e2e ClassicClientIT), plus GET /participant/{id}, a foreign
+# Host's 404, Traefik's access log naming each route's service, and `helm test` with the chart's gateway test. The
 # release goes back without the Ingress and the controller is removed.
 # shellcheck shell=bash
 
@@ -84,18 +83,14 @@ ing_routed() { [ "$(ing_curl -o /dev/null -w '%{http_code}' "http://$ING_HOST$IN
 ing_no_ingress() { ! kc -n "$ING_NS" get ingress newsfeed-api 2>/dev/null; }
 
 check "ingress: bash ci/local/tools.sh ingress (Traefik and its image, cached)" bash ci/local/tools.sh ingress
-t=$SECONDS
-kcheck "ingress: ci/local/cluster/ingress.sh up (Traefik, IngressClass nginx)" bash ci/local/cluster/ingress.sh up
-note "ingress: controller up in $((SECONDS - t)) s"
+# the demo brought Traefik up and installed the release with ci/local/cluster/ingress/values.yaml
+kcheck "ingress: ci/local/cluster/ingress.sh status (Traefik ready, IngressClass nginx)" bash ci/local/cluster/ingress.sh status
 ING_IP=$(kc -n ingress get service traefik -o jsonpath='{.spec.clusterIP}' 2>/dev/null || true)
-t=$SECONDS
-kcheck "ingress: helm upgrade --reuse-values -f ci/local/cluster/ingress/values.yaml" ing_upgrade -f ci/local/cluster/ingress/values.yaml
-note "ingress: upgrade took $((SECONDS - t)) s"
 kcheck "ingress: Traefik publishes its ClusterIP in the Ingress status" poll 60 bash -c \
   "[ \"\$(kubectl --kubeconfig '$KUBECONFIG' -n $ING_NS get ingress newsfeed-api -o jsonpath='{.status.loadBalancer.ingress[0].ip}')\" = '$ING_IP' ]"
 t=$SECONDS
 kcheck "ingress: Traefik routes the Ingress (GET /outbound?keywords= is 200)" poll 60 ing_routed
-note "ingress: routes live $((SECONDS - t)) s after the upgrade and status"
+note "ingress: routes live $((SECONDS - t)) s after the status"
 kcheck "ingress: the classic API through the Ingress (participants, friends, post, inbound, search, GraphQL)" ing_api
 kcheck "ingress: classic form creates (200, Location) and a GraphQL mutation on / through the Ingress" ing_classic_form
 t=$SECONDS
