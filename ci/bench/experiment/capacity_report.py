@@ -56,18 +56,19 @@ def busiest(step, meta):
     return name, source[name]
 
 
-def per_count(steps, commands, meta):
+def per_count(steps, commands):
     rows = []
     for n in sorted({int(s["replicas"]) for s in steps}):
         mine = [s for s in steps if int(s["replicas"]) == n]
         c = capacity(mine)
         at = next((s for s in mine if s["held"] and s["offered"] == c["capacity"]), {})
         above = next((s for s in mine if not s["held"] and s["offered"] == c["broken_at"]), {})
-        name, cores = busiest(at, meta) if at else (None, None)
+        # busiest and other load: computed once per step by main
         rows.append({"replicas": n, **c, "broke_on": above.get("broke_on"), "achieved": at.get("achieved"),
-                     "objective_p95_ms": at.get("objective_p95_ms"), "steps": len(mine), "bottleneck": name, "bottleneck_cores": cores,
+                     "objective_p95_ms": at.get("objective_p95_ms"), "steps": len(mine),
+                     "bottleneck": at.get("busiest"), "bottleneck_cores": at.get("busiest_cores"),
                      "service_cpu_cores": at.get("cpu_cores"), "host_cpu_busy": at.get("host_cpu_busy"),
-                     "other_load_cores": other_load(at),
+                     "other_load_cores": at.get("other_load_cores"),
                      "consumer_lag_max": at.get("consumer_lag_max"), "command": commands.get(n, "")})
     add_efficiency(rows, "capacity")
     return rows
@@ -189,7 +190,7 @@ def main():
         s["busiest"], s["busiest_cores"] = busiest(s, meta)
         s["other_load_cores"] = other_load(s)
     write_csv([{**s, "held": "yes" if s["held"] else "no"} for s in steps], STEP_COLUMNS, os.path.join(a.out, "steps.csv"))
-    rows = per_count(steps, commands, meta)
+    rows = per_count(steps, commands)
     write_csv(rows, CAPACITY_COLUMNS, os.path.join(a.out, "capacity.csv"))
     write_markdown(rows, meta, os.path.join(a.out, "capacity.md"), a.title)
     if not a.no_chart:
