@@ -7,7 +7,7 @@ SHELL := /bin/bash
 export NEWSFEED_RUN ?= $(CURDIR)/.run
 
 .PHONY: help tools build demo test load report stack-up stack-down services-up services-down \
-        prometheus-up prometheus-down gateway-up gateway-down experiment control-plane-up control-plane-down clean
+        prometheus-up prometheus-down jaeger-up jaeger-down gateway-up gateway-down experiment control-plane-up control-plane-down clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-20s %s\n", $$1, $$2}'
@@ -18,7 +18,7 @@ tools: ## install the pinned tools into ~/.cache/newsfeed (seconds when warm)
 build: ## build the five service jars
 	mvn -q -f services/pom.xml package -DskipTests
 
-demo: ## run stores + services + Prometheus + a k6 social run + per-minute report (DEMO_DURATION=3m)
+demo: ## run stores + services + Prometheus + a k6 social run + per-minute report (DEMO_DURATION=3m; TRACING=1: + Jaeger)
 	bash ci/local/demo.sh
 
 test: ## run every test suite (SUITES="lint charts" for a subset)
@@ -55,6 +55,12 @@ prometheus-up: ## start the local Prometheus with the chart's recording rules
 
 prometheus-down: ## stop the local Prometheus
 	bash ci/local/prometheus.sh stop
+
+jaeger-up: ## start the local Jaeger for traces (built on first use, minutes; docs/observability.md#traces)
+	bash ci/local/jaeger.sh start
+
+jaeger-down: ## stop the local Jaeger
+	bash ci/local/jaeger.sh stop
 
 gateway-up: ## start the local nginx gateway (the classic single API on 127.0.0.1:18080)
 	bash ci/local/gateway.sh start

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make clean`: stops everything the project may have started for one run directory, then removes it.
 # Stopped, each even when stopping another failed: the gateway, every service instance (also extra instances an
-# experiment left: whatever has a pid file), Prometheus, the stores, the control plane and the Kubernetes node;
+# experiment left: whatever has a pid file), Prometheus, Jaeger, the stores, the control plane and the Kubernetes node;
 # in the run directory and in every run directory below it (a `make test` left in .run/test, for example).
 # Then ci/local/leftovers.sh must find no process naming the run directory and no port of its offset listening: only
 # then is the directory removed. Otherwise it says which pids and ports are left, removes nothing, exits 1.
@@ -16,7 +16,7 @@ log() { echo "[clean $(date +%T)] $*"; }
 # The run directories at or below RUN that recorded something: the parents of their parts' pid files.
 run_dirs() {
   find "$RUN" -maxdepth 6 -type f -name '*.pid' 2>/dev/null | sed -nE \
-    -e 's#/(stack|services)/pids/[^/]+\.pid$##p' -e 's#/prometheus/prometheus\.pid$##p' \
+    -e 's#/(stack|services)/pids/[^/]+\.pid$##p' -e 's#/prometheus/prometheus\.pid$##p' -e 's#/jaeger/jaeger\.pid$##p' \
     -e 's#/gateway/nginx\.pid$##p' -e 's#/(control-plane|cluster)/[^/]+\.pid$##p' |
     grep -v '/cluster$' | sort -u   # the node's own control plane (cluster/control-plane) is stopped by the node
 }
@@ -37,6 +37,7 @@ stop_run_dir() {
   [ -f "$dir/gateway/nginx.pid" ] && step "gateway ($dir)" bash ci/local/gateway.sh stop
   [ -d "$dir/services/pids" ] && step "services ($dir)" bash ci/local/services.sh stop
   [ -f "$dir/prometheus/prometheus.pid" ] && step "prometheus ($dir)" bash ci/local/prometheus.sh stop
+  [ -f "$dir/jaeger/jaeger.pid" ] && step "jaeger ($dir)" bash ci/local/jaeger.sh stop
   [ -d "$dir/stack/pids" ] && step "stores ($dir)" bash ci/local/stack.sh down
   if [ -d "$dir/cluster" ] && [ -f ci/local/cluster.sh ]; then step "kubernetes node ($dir)" bash ci/local/cluster.sh down; fi
   [ -d "$dir/control-plane" ] && step "control plane ($dir)" bash ci/local/control-plane.sh stop

@@ -4,6 +4,8 @@
 # to it, then a per-minute report (HTML, Markdown, CSV, PNG charts) whose HTML path it prints. Stops everything it
 # started unless KEEP_RUNNING=1; then it ends with where the API, Prometheus and the report are and the one command
 # that stops it all.
+# TRACING=1 also starts the local Jaeger (ci/local/jaeger.sh; built on first use, minutes) and has the services trace
+# TRACING_SAMPLE_RATIO of the requests (default 0.05) into it; the demo then prints the slowest post's trace.
 #   DEMO_DURATION (default 3m)  DEMO_RATE (iterations/s, default 50)  NEWSFEED_RUN (default .run)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,12 +25,19 @@ stop_all() {
   [ "${KEEP_RUNNING:-0}" = 1 ] && return
   bash ci/local/gateway.sh stop || true
   bash ci/local/prometheus.sh stop || true
+  [ "${TRACING:-0}" != 1 ] || bash ci/local/jaeger.sh stop || true
   bash ci/local/services.sh stop || true
   bash ci/local/stack.sh down || true
 }
 trap stop_all EXIT
 
 bash ci/local/stack.sh up
+if [ "${TRACING:-0}" = 1 ]; then
+  bash ci/local/jaeger.sh start
+  SERVICE_ENV="${SERVICE_ENV:-} TRACING_ENABLED=true TRACING_ENDPOINT=$(bash ci/local/jaeger.sh endpoint)"
+  SERVICE_ENV+=" TRACING_SAMPLE_RATIO=${TRACING_SAMPLE_RATIO:-0.05}"
+  export SERVICE_ENV
+fi
 bash ci/local/services.sh start
 bash ci/local/gateway.sh start
 bash ci/local/prometheus.sh start
@@ -46,6 +55,10 @@ out=$NEWSFEED_RUN/reports/$testid
 bash ci/local/prometheus.sh report --start "$start" --end "$end" --out "$out" --testid "$testid"
 # the HTML holds the whole report (tables and charts) in one file a browser opens
 log "report:     $out/per-minute.html (per-minute.md, .csv, PNG charts and the k6 HTML dashboard beside it)"
+if [ "${TRACING:-0}" = 1 ]; then
+  bash ci/local/jaeger.sh show outbound 1 "POST /participant/:id/outbound" || true
+  log "traces:     $(bash ci/local/jaeger.sh url)/api/traces?service=outbound (Jaeger's query API; the 5 slowest posts: bash ci/local/jaeger.sh show outbound 5 'POST /participant/:id/outbound')"
+fi
 if [ "${KEEP_RUNNING:-0}" = 1 ]; then
   log "API:        $API_URL (the classic single API, e.g. curl $API_URL/participant/1)"
   log "Prometheus: $PROMETHEUS_URL (recording rules: $PROMETHEUS_URL/rules)"

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs every pinned tool the project needs into ~/.cache/newsfeed and reuses it on later runs.
-# Usage: ci/local/tools.sh [all|apt|go|npm|kube|node|prometheus-operator|ingress|cnpg...]   (default: all). Prints the bin dir on the last line.
+# Usage: ci/local/tools.sh [all|apt|go|npm|kube|node|prometheus-operator|ingress|cnpg|jaeger...]   (default: all). Prints the bin dir on the last line.
 #   node: what the local Kubernetes node needs (ci/local/cluster.sh): Debian's containerd, runc, CNI plugins,
 #         iptables...; kubelet, kube-scheduler, kube-proxy, kubectl from the same source tree as `kube`;
 #         CoreDNS, metrics-server, local-path-provisioner, a small CRI client, the pause binary and their image
 #         archives. Not part of `all`: ~5 more minutes cold, and only the cluster suite and `make cluster-up` use it.
 #   cnpg: the CloudNativePG operator for the node (ci/local/cluster/cnpg.sh): its image and release manifest.
+#   jaeger: Jaeger (v2, all-in-one) for the local traces (ci/local/jaeger.sh); not part of `all`: ~5 minutes cold,
+#         and only tracing (the tracing suite, `TRACING=1 make demo`, `make jaeger-up`) uses it.
 # Warm runs take seconds: each tool is built once per pinned version into its own versioned dir.
 set -euo pipefail
 
@@ -21,6 +23,7 @@ METRICS_SERVER_VERSION=v0.9.0
 LOCAL_PATH_PROVISIONER_VERSION=v0.0.30   # the newest the module proxy serves here
 GRAFANA_SCHEMA_VERSION=13.2.3   # npm @grafana/schema: the dashboard model's types, checked with TypeScript
 TYPESCRIPT_VERSION=5.9.3
+JAEGER_VERSION=v1.76.0          # its cmd/jaeger is Jaeger v2: OTLP receiver, in-memory storage, query API
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 TOOLS=$CACHE/tools
@@ -85,6 +88,22 @@ npm_tools() {
     (cd "$dir" && npm install --no-audit --no-fund --ignore-scripts --loglevel=error >&2)
   fi
   ln -sfn "$dir" "$CACHE/grafana-schema"
+}
+
+# Jaeger from its module source: its go.mod has a replace directive, so `go install M@V` refuses it; build
+# ./cmd/jaeger inside a copy of the module instead. The module carries no web UI (built from another repository):
+# the query service answers its HTTP API and shows a placeholder page.
+jaeger_tool() {
+  local dir="$TOOLS/jaeger-$JAEGER_VERSION"
+  if [ ! -x "$dir/jaeger" ]; then
+    log "building jaeger $JAEGER_VERSION (first run only, minutes)"
+    local mod
+    mod=$(go mod download -json "github.com/jaegertracing/jaeger@$JAEGER_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+    rm -rf "$dir/src"; mkdir -p "$dir"; cp -r "$mod" "$dir/src"; chmod -R u+w "$dir/src"
+    (cd "$dir/src" && GOTOOLCHAIN=local go build -mod=mod -trimpath -ldflags '-s -w' -o "$dir/jaeger.tmp" ./cmd/jaeger)
+    mv "$dir/jaeger.tmp" "$dir/jaeger"; rm -rf "$dir/src"
+  fi
+  ln -sfn "$dir/jaeger" "$BIN/jaeger"
 }
 
 # Kubernetes binaries from the k8s.io/kubernetes module source, fetched and prepared once for all of them.
@@ -386,6 +405,7 @@ for t in "${targets[@]}"; do
     ingress) ingress_tools ;;
     node) node_tools ;;
     cnpg) cnpg_tools ;;
+    jaeger) jaeger_tool ;;
     *) echo "unknown target: $t" >&2; exit 2 ;;
   esac
 done

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Suite "lifecycle": the README's local commands run as a user runs them (`make ...` from the repository root), in
 # a run dir and port offset of its own: every up target, up twice, a request through the gateway, each down
-# target stopping only its own part (twice), a short `KEEP_RUNNING=1 make demo` that leaves the single API up,
+# target stopping only its own part (twice), a short `KEEP_RUNNING=1 TRACING=1 make demo` that leaves the single API
+# up and its traces in the local Jaeger,
 # `make clean` after a store and a service were killed with SIGKILL, `make clean` twice, and a `make clean` that
 # must refuse (and remove nothing) while a process of the run dir or a port of its offset is still there.
 # Usage: ci/tests/lifecycle.sh   (NEWSFEED_PORT_OFFSET defaults to 1100)
@@ -97,7 +98,8 @@ check "make services-down, twice: only the services stop" down_services
 check "make control-plane-down, twice: only the control plane stops" down_control_plane
 
 # ------------------------------------------------------------------ the demo leaves a usable system
-check "KEEP_RUNNING=1 make demo (a short run)" env DEMO_DURATION=10s DEMO_RATE=5 KEEP_RUNNING=1 make demo
+check "KEEP_RUNNING=1 TRACING=1 make demo (a short run)" env DEMO_DURATION=10s DEMO_RATE=5 KEEP_RUNNING=1 TRACING=1 \
+  TRACING_SAMPLE_RATIO=1 make demo
 demo_log=$(last_log)
 demo_says() {
   grep -q "API: *$GATEWAY" "$demo_log" && grep -q "Prometheus: *$PROMETHEUS" "$demo_log" &&
@@ -109,6 +111,14 @@ demo_html() {  # the page the demo names: self-contained, with its Markdown's ro
   [ -f "$page" ] && python3 ci/tests/observability/check_html_report.py "$(dirname "$page")"
 }
 check "the demo's HTML report is self-contained and holds the Markdown's rows" demo_html
+demo_traces() {  # the trace it printed spans the four services; the Jaeger it names holds the run's posts
+  local url
+  grep -qE "^trace [0-9a-f]+: .* 4 services" "$demo_log" || { echo "no 4-service trace printed"; return 1; }
+  url=$(sed -n 's/.*traces: *\(http[^ ]*\)\/api\/traces.*/\1/p' "$demo_log" | tail -n 1)
+  [ "$url" = "http://127.0.0.1:$((16686 + O))" ] || { echo "traces line names '$url'"; return 1; }
+  curl -sf "$url/api/services" | jq -e '.data | contains(["outbound", "inbound", "social-graph", "search"])'
+}
+check "with TRACING=1 the demo prints a post's trace across the four services and where Jaeger is" demo_traces
 check "after the demo the gateway serves the API" api_round_trip
 check "after the demo Prometheus is ready" prometheus_ready
 

@@ -8,10 +8,10 @@ ROOT=$PWD
 
 # offline checks first (fast feedback), then the suites on real stores; faults late (it stops and starts stores), then
 # cluster (a real Kubernetes node: machine-wide bridges, routes and iptables rules)
-ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness store-auth experiment faults cluster)
+ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness tracing store-auth experiment faults cluster)
 # these share one stack started here; stack, lifecycle, store-auth, experiment and faults start their own (they stop or
 # restart stores, or need stores with authentication)
-STACK_SUITES=" services e2e load robustness "
+STACK_SUITES=" services e2e load robustness tracing "
 suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=("${ALL_SUITES[@]}")
 
 export NEWSFEED_RUN=${NEWSFEED_RUN:-$ROOT/.run/test}

@@ -14,6 +14,18 @@
       protocol: TCP
 {{- end -}}
 
+{{/* The trace receiver (values tracing.endpoint), reached by every service with tracing.enabled. */}}
+{{- define "newsfeed.networkPolicy.tracingEgress" -}}
+{{- $t := .Values.networkPolicy.tracing -}}
+{{- $peer := dict "namespaceSelector" (default dict $t.namespaceSelector) -}}
+{{- with $t.podSelector }}{{ $_ := set $peer "podSelector" . }}{{ end -}}
+- to:
+    {{- toYaml (list $peer) | nindent 4 }}
+  ports:
+    - port: {{ $t.port }}
+      protocol: TCP
+{{- end -}}
+
 {{/* The Prometheus peer (scrapes /metrics, receives k6 remote writes). */}}
 {{- define "newsfeed.networkPolicy.prometheusPeer" -}}
 {{- $p := .Values.networkPolicy.prometheus -}}

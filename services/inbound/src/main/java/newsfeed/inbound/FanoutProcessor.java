@@ -7,6 +7,8 @@ import newsfeed.common.events.OutboundRetractedEvent;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.vertx.core.Future;
 import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
@@ -15,9 +17,12 @@ import newsfeed.common.errors.Causes;
 import newsfeed.common.kafka.PermanentFailure;
 import com.datastax.oss.driver.api.core.servererrors.QueryValidationException;
 import newsfeed.common.metrics.OperationTimer;
+import newsfeed.common.tracing.RecordTracing;
+import newsfeed.common.tracing.Tracing;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -36,6 +41,10 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   static final int BATCH_BYTES = 4 * 1024;
   /** Per-row bytes besides subject and story: key columns, timeuuid, cell overhead (an estimate). */
   static final int ROW_OVERHEAD_BYTES = 64;
+
+  private static final AttributeKey<String> DB_SYSTEM = AttributeKey.stringKey("db.system");
+  private static final AttributeKey<Long> ROWS = AttributeKey.longKey("newsfeed.fanout.rows");
+  private static final AttributeKey<Long> REQUESTS = AttributeKey.longKey("newsfeed.fanout.requests");
 
   private final FriendsClient friends;
   private final InboundRepository repository;
@@ -63,12 +72,11 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   @Override
   public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
-    List<OutboundEvent> decoded = EventDecoder.decode(records);
+    Map<OutboundEvent, KafkaConsumerRecord<String, String>> decoded = EventDecoder.decodeWithRecords(records);
     List<Future<Void>> all = new ArrayList<>(decoded.size());
-    for (OutboundEvent e : decoded) {
-      all.add(events.submit(
-          () -> e instanceof OutboundPostedEvent posted ? fanOut(posted) : retract((OutboundRetractedEvent) e)));
-    }
+    decoded.forEach((e, record) -> all.add(events.submit(() -> e instanceof OutboundPostedEvent posted
+        ? RecordTracing.consume(record, "fan-out", () -> fanOut(posted))
+        : RecordTracing.consume(record, "retract", () -> retract((OutboundRetractedEvent) e)))));
     return Future.all(all).mapEmpty();
   }
 
@@ -92,23 +100,31 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   /** Removes the retracted post from every friend's feed; fails (for a retry of the whole batch) if a delete fails. */
   Future<Void> retract(OutboundRetractedEvent event) {
-    return friends.friendIds(event.participantId()).compose(ids -> {
-      List<Future<Void>> deletes = new ArrayList<>(ids.size() / batchRows + 1);
-      for (int from = 0; from < ids.size(); from += batchRows) {
-        List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + batchRows));
-        deletes.add(writes.submit(() -> repository.deleteAll(chunk, event).compose(v -> cache.invalidate(chunk))));
-      }
-      return Future.all(deletes);
-    }).onSuccess(v -> retracted.increment()).mapEmpty();
+    return friends.friendIds(event.participantId()).compose(ids -> Tracing.summarized("cassandra delete inbound",
+        Attributes.of(DB_SYSTEM, "cassandra", ROWS, (long) ids.size()), () -> {
+          List<Future<Void>> deletes = new ArrayList<>(ids.size() / batchRows + 1);
+          for (int from = 0; from < ids.size(); from += batchRows) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + batchRows));
+            deletes.add(writes.submit(() -> repository.deleteAll(chunk, event).compose(v -> cache.invalidate(chunk))));
+          }
+          return Future.all(deletes);
+        })).onSuccess(v -> retracted.increment()).mapEmpty();
   }
 
   Future<Integer> writeAll(List<Long> friendIds, OutboundPostedEvent event) {
     if (friendIds.isEmpty()) {
       return Future.succeededFuture(0);
     }
+    int rows = rowsPerRequest(event);
+    // one span for all the rows of a post, however many friends: their requests themselves are not traced
+    return Tracing.summarized("cassandra insert inbound", Attributes.of(DB_SYSTEM, "cassandra", ROWS,
+        (long) friendIds.size(), REQUESTS, (long) (friendIds.size() + rows - 1) / rows),
+        () -> writeChunks(friendIds, event, rows));
+  }
+
+  private Future<Integer> writeChunks(List<Long> friendIds, OutboundPostedEvent event, int rows) {
     // after the first failure the queued writes of this event are dropped: the batch is retried anyway
     boolean[] failed = {false};
-    int rows = rowsPerRequest(event);
     List<Future<Void>> inserts = new ArrayList<>(friendIds.size() / rows + 1);
     for (int from = 0; from < friendIds.size(); from += rows) {
       List<Long> chunk = friendIds.subList(from, Math.min(friendIds.size(), from + rows));

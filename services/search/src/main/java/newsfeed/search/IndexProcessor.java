@@ -12,6 +12,7 @@ import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.kafka.EventDecoder;
 import newsfeed.common.kafka.KafkaBatchConsumer;
 import newsfeed.common.metrics.OperationTimer;
+import newsfeed.common.tracing.RecordTracing;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -39,6 +40,10 @@ public final class IndexProcessor implements KafkaBatchConsumer.BatchProcessor {
 
   @Override
   public Future<Void> process(List<KafkaConsumerRecord<String, String>> records) {
+    return RecordTracing.consumeBatch(records, "index", () -> indexBatch(records));
+  }
+
+  private Future<Void> indexBatch(List<KafkaConsumerRecord<String, String>> records) {
     List<OutboundPostedEvent> posts = new ArrayList<>();
     List<OutboundRetractedEvent> retractions = new ArrayList<>();
     for (OutboundEvent e : EventDecoder.decode(records)) {

@@ -14,6 +14,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import newsfeed.common.tracing.Tracing;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -103,6 +104,8 @@ public final class HttpBootstrap {
 
   private static void timeRequest(RoutingContext ctx, MeterRegistry registry) {
     long start = System.nanoTime();
+    // before the response is sent, while its server span is still open
+    ctx.addHeadersEndHandler(v -> Tracing.nameServerSpan(ctx.request().method().name(), routeTemplate(ctx)));
     ctx.addBodyEndHandler(v -> {
       Timer.builder("newsfeed.http.server.requests")
           .tag("route", routeTemplate(ctx))

@@ -4,9 +4,9 @@ import io.vertx.kafka.client.consumer.KafkaConsumerRecord;
 import newsfeed.common.events.OutboundEvent;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
 /**
  * Turns a polled batch into the events the consumers of inbound and search process, in the batch's order: each
@@ -19,15 +19,21 @@ public final class EventDecoder {
   }
 
   public static List<OutboundEvent> decode(List<KafkaConsumerRecord<String, String>> records) {
-    Set<OutboundEvent> unique = new LinkedHashSet<>();
+    return new ArrayList<>(decodeWithRecords(records).keySet());
+  }
+
+  /** The same events, each with the first record that carried it (its headers hold the post's trace context). */
+  public static Map<OutboundEvent, KafkaConsumerRecord<String, String>> decodeWithRecords(
+                                                                                          List<KafkaConsumerRecord<String, String>> records) {
+    Map<OutboundEvent, KafkaConsumerRecord<String, String>> unique = new LinkedHashMap<>();
     for (KafkaConsumerRecord<String, String> r : records) {
       try {
-        unique.add(OutboundEvent.parse(r.value()));
+        unique.putIfAbsent(OutboundEvent.parse(r.value()), r);
       } catch (OutboundEvent.MalformedEventException e) {
         throw new PermanentFailure("malformed event at " + r.topic() + "-" + r.partition() + "@" + r.offset() + ": "
             + e.getMessage(), e);
       }
     }
-    return new ArrayList<>(unique);
+    return unique;
   }
 }

@@ -6,6 +6,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import newsfeed.common.config.Env;
 import newsfeed.common.metrics.ServiceMetrics;
+import newsfeed.common.tracing.Tracing;
+import newsfeed.common.tracing.TracingConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,7 +22,8 @@ import java.util.function.Function;
  * create the metrics registry, deploy the verticle, and on SIGTERM undeploy it gracefully (the verticle drains
  * HTTP, lets consumers commit, closes its stores) before the JVM exits. NATIVE_TRANSPORT=true makes Vert.x run
  * Netty's native transport where there is one (epoll on Linux); the default is NIO, which measured the same or
- * slightly cheaper per request here (docs/benchmarks/2026-11-23.md).
+ * slightly cheaper per request here (docs/benchmarks/2026-11-23.md). TRACING_* ({@link TracingConfig}) turns on
+ * traces; a bad tracing setting is logged and the service runs untraced.
  */
 public final class ServiceMain {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceMain.class);
@@ -42,7 +45,8 @@ public final class ServiceMain {
       return;
     }
     PrometheusMeterRegistry registry = ServiceMetrics.create(service);
-    Vertx vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(nativeTransport));
+    Tracing tracing = Tracing.start(service, TracingConfig.parse(System.getenv()));
+    Vertx vertx = tracing.vertx(new VertxOptions().setPreferNativeTransport(nativeTransport));
     if (vertx.isNativeTransportEnabled()) {
       LOG.info("{}: native transport", service);
     } else if (nativeTransport) {
@@ -57,6 +61,7 @@ public final class ServiceMain {
       } catch (Exception e) {
         LOG.warn("shutdown did not finish cleanly: {}", e.toString());
       }
+      tracing.close();
     }, "shutdown"));
     try {
       vertx.deployVerticle(verticle.apply(config, registry)).await();
