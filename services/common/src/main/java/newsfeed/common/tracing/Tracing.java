@@ -33,9 +33,9 @@ import java.util.function.Supplier;
 /**
  * A service's traces. With tracing on, Vert.x's own OpenTelemetry tracer makes the spans of HTTP server and client,
  * Kafka produce (its context travels in the record's headers), PostgreSQL, Redis and Cassandra calls, each a child
- * of the span active in the calling Vert.x context; the consumers start theirs with {@link #consume} and summarize
- * many store calls as one span with {@link #summarized}. With tracing off (the default) every helper only runs the
- * work given to it.
+ * of the span active in the calling Vert.x context; the consumers start theirs with {@link RecordTracing#consume} and
+ * summarize many store calls as one span with {@link #summarized}. With tracing off (the default) every helper only
+ * runs the work given to it.
  */
 public final class Tracing {
   private static final Logger LOG = LoggerFactory.getLogger(Tracing.class);
