@@ -53,18 +53,7 @@ start() {
   log "ready (pid $pid): OTLP/HTTP on $(endpoint), query API on $URL"
 }
 
-stop() {
-  local pid
-  if ! pid=$(recorded_pid "$PID_FILE"); then rm -f "$PID_FILE"; log "not running"; return 0; fi
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + 20))
-  while alive "$pid"; do
-    if [ $SECONDS -ge $deadline ]; then log "pid $pid ignored SIGTERM for 20s: SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; fi
-    sleep 0.2
-  done
-  rm -f "$PID_FILE"
-  log "stopped (pid $pid)"
-}
+stop() { stop_recorded "$PID_FILE" 20; }
 
 status() {
   local pid

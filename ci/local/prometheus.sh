@@ -58,18 +58,7 @@ start() {
   [ "${alerts:-0}" -gt 0 ] || { log "no alerting rule loaded from $ALERTS"; return 1; }
 }
 
-stop() {
-  local pid
-  if ! pid=$(recorded_pid "$PID_FILE"); then rm -f "$PID_FILE"; log "not running"; return 0; fi
-  kill -TERM "$pid" 2>/dev/null || true
-  local deadline=$((SECONDS + 30))
-  while alive "$pid"; do
-    if [ $SECONDS -ge $deadline ]; then log "pid $pid ignored SIGTERM for 30s: SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; fi
-    sleep 0.2
-  done
-  rm -f "$PID_FILE"
-  log "stopped (pid $pid)"
-}
+stop() { stop_recorded "$PID_FILE" 30; }
 
 status() {
   local pid

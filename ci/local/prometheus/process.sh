@@ -1,4 +1,4 @@
-# Process helpers of ci/local/prometheus.sh and its test: a pid file holds "PID STARTTIME", so a stop never signals a
+# Process helpers of ci/local/prometheus.sh, ci/local/jaeger.sh and their tests: a pid file holds "PID STARTTIME", so a stop never signals a
 # recycled PID (the same scheme as ci/local/stack/lib.sh).
 # shellcheck shell=bash
 
@@ -21,6 +21,21 @@ recorded_pid() {
   read -r pid start < "$1" || return 1
   [ -n "$pid" ] && [ "$(proc_start_time "$pid")" = "$start" ] && alive "$pid" || return 1
   echo "$pid"
+}
+
+# stop_recorded FILE GRACE_SECONDS: SIGTERM the recorded process, SIGKILL it after the grace period, remove FILE;
+# says what it did through the caller's `log`. Nothing recorded (or no longer alive): "not running".
+stop_recorded() {
+  local pid deadline
+  if ! pid=$(recorded_pid "$1"); then rm -f "$1"; log "not running"; return 0; fi
+  kill -TERM "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + $2))
+  while alive "$pid"; do
+    if [ $SECONDS -ge $deadline ]; then log "pid $pid ignored SIGTERM for $2s: SIGKILL"; kill -KILL "$pid" 2>/dev/null || true; fi
+    sleep 0.2
+  done
+  rm -f "$1"
+  log "stopped (pid $pid)"
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }

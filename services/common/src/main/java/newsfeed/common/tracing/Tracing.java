@@ -137,15 +137,7 @@ public final class Tracing {
     }
     ContextInternal copy = current.unwrap().duplicate();
     VertxContextStorage.INSTANCE.attach(copy, active);
-    Promise<T> done = copy.promise();
-    copy.dispatch(() -> {
-      try {
-        work.get().onComplete(done);
-      } catch (RuntimeException e) {
-        done.fail(e);
-      }
-    });
-    return done.future();
+    return runOn(copy, copy, work);
   }
 
   /** Runs {@code work} outside any span (on the event loop's own context): the Vert.x clients it calls trace nothing. */
@@ -154,8 +146,13 @@ public final class Tracing {
     if (current == null || !current.isDuplicate()) {
       return work.get();
     }
-    Promise<T> done = current.promise();
-    current.unwrap().dispatch(() -> {
+    return runOn(current.unwrap(), current, work);
+  }
+
+  /** Runs {@code work} now with {@code where} as the current context; its outcome completes on {@code answerOn}. */
+  private static <T> Future<T> runOn(ContextInternal where, ContextInternal answerOn, Supplier<Future<T>> work) {
+    Promise<T> done = answerOn.promise();
+    where.dispatch(() -> {
       try {
         work.get().onComplete(done);
       } catch (RuntimeException e) {
