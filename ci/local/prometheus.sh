@@ -41,7 +41,7 @@ start() {
   # setsid: a finished or interrupted caller does not take Prometheus down; 9>&-: no inherited lock fds
   setsid "$PROMETHEUS" --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/data" \
     --storage.tsdb.retention.time=30d --web.listen-address="127.0.0.1:$PORT" \
-    --web.enable-remote-write-receiver >> "$LOG" 2>&1 < /dev/null 9>&- &
+    --web.enable-remote-write-receiver --enable-feature=exemplar-storage >> "$LOG" 2>&1 < /dev/null 9>&- &
   local pid=$!
   record_pid "$PID_FILE" "$pid" || { log "prometheus exited at once; see $LOG"; tail -n 20 "$LOG" >&2; return 1; }
   local deadline=$((SECONDS + 60))

@@ -4,19 +4,22 @@
 #   (a) ci/tests/tracing/check_trace.py post: two posts by a participant with three friends; each one's trace holds
 #       outbound, inbound, social-graph and search, with the parent links of the whole path (docs/observability.md#traces)
 #   (b) probes and scrapes (/health/*, /metrics) start no trace
-#   (c) `ci/local/jaeger.sh show` prints the post's trace as a tree across the four services
-#   (d) outbound with TRACING_SAMPLE_RATIO=0: a post leaves no trace anywhere (the consumers follow its decision)
-#   (e) bad tracing settings never stop a service: social-graph with TRACING_SAMPLE_RATIO=abc, then with an endpoint
+#   (c) ci/tests/tracing/check_exemplars.py: the local Prometheus (ci/local/prometheus.sh, exemplar storage on)
+#       scrapes the services as OpenMetrics; every exemplar query of the dashboards returns trace ids Jaeger holds;
+#       /metrics without Accept stays the classic text format; the recording rules still record
+#   (d) `ci/local/jaeger.sh show` prints the post's trace as a tree across the four services
+#   (e) outbound with TRACING_SAMPLE_RATIO=0: a post leaves no trace anywhere (the consumers follow its decision)
+#   (f) bad tracing settings never stop a service: social-graph with TRACING_SAMPLE_RATIO=abc, then with an endpoint
 #       nothing listens on, starts, serves, and says once why it runs untraced
-#   (f) `make jaeger-up` twice, `make jaeger-down` twice: nothing of Jaeger is left
+#   (g) `make jaeger-up` twice, `make jaeger-down` twice: nothing of Jaeger is left
 # Uses the stack named by NEWSFEED_STACK_ENV (ci/tests/run.sh shares one), else starts its own in a fresh run dir;
-# services and Jaeger on NEWSFEED_PORT_OFFSET (default 1800). Last line: `tracing: N passed, N failed`.
+# services, Jaeger and Prometheus on NEWSFEED_PORT_OFFSET (default 1800). Last line: `tracing: N passed, N failed`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SUITE=tracing
 export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1800}
 O=$NEWSFEED_PORT_OFFSET
-passed=0 failed=0 started_jaeger=false
+passed=0 failed=0 started_jaeger=false started_prometheus=false
 log() { echo "[tracing $(date +%T)] $*" >&2; }
 # shellcheck source=ci/tests/lib/maven.sh
 source ci/tests/lib/maven.sh
@@ -28,6 +31,7 @@ mkdir -p "$OUT"
 
 cleanup() {
   local rc=$?
+  if $started_prometheus; then bash ci/local/prometheus.sh stop >&2 || log "ci/local/prometheus.sh stop failed"; fi
   if $started_jaeger; then bash ci/local/jaeger.sh stop >&2 || log "ci/local/jaeger.sh stop failed"; fi
   system_cleanup "$rc"
 }
@@ -56,6 +60,20 @@ export PYTHONDONTWRITEBYTECODE=1
 counted "the trace of a post" python3 ci/tests/tracing/check_trace.py post
 counted "probes start no trace" python3 ci/tests/tracing/check_trace.py probes
 
+started_prometheus=true
+setup "ci/local/prometheus.sh start" bash ci/local/prometheus.sh start >&2
+PROMETHEUS_URL=http://127.0.0.1:$((19090 + O)) counted "latency exemplars lead to traces" \
+  python3 ci/tests/tracing/check_exemplars.py charts/newsfeed/files/dashboards/*.json
+documented_exemplars() {  # the command of docs/observability.md#exemplars-from-a-latency-point-to-its-trace
+  local out
+  out=$(curl -s -H 'Accept: application/openmetrics-text' "$OUTBOUND_URL/metrics" | grep -m3 'trace_id=') || return 1
+  echo "$out"
+  grep -qE '^newsfeed_.* # \{span_id="[0-9a-f]{16}",trace_id="[0-9a-f]{32}"\} [0-9.e-]+ [0-9.]+$' <<< "$out"
+}
+check "the documented curl of /metrics as OpenMetrics prints exemplars" documented_exemplars
+setup "ci/local/prometheus.sh stop" bash ci/local/prometheus.sh stop >&2
+started_prometheus=false
+
 shows_tree() {
   local out
   out=$(bash ci/local/jaeger.sh show outbound 1 "POST /participant/:id/outbound") || { echo "$out"; return 1; }
@@ -65,7 +83,7 @@ shows_tree() {
 }
 check "ci/local/jaeger.sh show prints a post's trace as a tree across the four services" shows_tree
 
-# (d) one instance restarted with other tracing settings; every later check restores nothing but what it changed
+# (e) one instance restarted with other tracing settings; every later check restores nothing but what it changed
 restart_with() {  # restart_with INSTANCE EXTRA_ENV...: the instance again, with these settings after the suite's
   local instance=$1; shift
   SERVICE_ENV="$SERVICE_ENV $*" bash ci/local/services.sh restart "$instance" >&2
@@ -74,7 +92,7 @@ setup "outbound restarted with TRACING_SAMPLE_RATIO=0" restart_with outbound-1 T
 counted "a post outbound does not sample" python3 ci/tests/tracing/check_trace.py unsampled
 setup "outbound restarted as before" restart_with outbound-1
 
-# (e) bad settings: the service starts, serves, and says so in one line
+# (f) bad settings: the service starts, serves, and says so in one line
 untraced_but_serving() {  # untraced_but_serving EXPECTED_LOG_TEXT
   local log_file=$NEWSFEED_RUN/services/logs/social-graph-1.log lines
   curl -sf -m 5 "$SOCIAL_GRAPH_URL/health/ready" > /dev/null || { echo "social-graph not ready"; return 1; }
@@ -105,7 +123,7 @@ unreachable_endpoint() {
 check "an endpoint nothing listens on: social-graph starts and keeps serving" unreachable_endpoint
 setup "social-graph restarted as before" restart_with social-graph-1
 
-# (f) the make targets, twice each
+# (g) the make targets, twice each
 jaeger_down_twice() {
   make jaeger-down >&2 && make jaeger-down >&2 || return 1
   started_jaeger=false

@@ -3,6 +3,7 @@ package newsfeed.common.http;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.opentelemetry.api.trace.SpanContext;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -14,6 +15,7 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import newsfeed.common.tracing.TraceExemplars;
 import newsfeed.common.tracing.Tracing;
 
 import java.time.Duration;
@@ -26,12 +28,15 @@ import java.util.function.Supplier;
 
 /**
  * What every service router has: request metrics per route template, /health/live, /health/ready (all
- * checks must pass within 2 s), /metrics, and JSON answers for failures ({@link FailureHandler}) instead of HTML or
- * stack traces. A service with an event path (outbound's publishing, inbound's and search's consumers) also has
+ * checks must pass within 2 s), /metrics (OpenMetrics with exemplars when asked for), and JSON answers for failures
+ * ({@link FailureHandler}) instead of HTML or stack traces. A service with an event path (outbound's publishing, inbound's and search's consumers) also has
  * /health/events: readiness covers only what the HTTP API needs, so a Kafka outage leaves reads served.
  */
 public final class HttpBootstrap {
   private static final long CHECK_TIMEOUT_MS = 2_000;
+  private static final String OPENMETRICS = "application/openmetrics-text";
+  private static final String OPENMETRICS_TYPE = OPENMETRICS + "; version=1.0.0; charset=utf-8";
+  private static final String TEXT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
   private HttpBootstrap() {
   }
@@ -54,9 +59,7 @@ public final class HttpBootstrap {
     if (!events.isEmpty()) {
       router.get("/health/events").handler(ctx -> ready(ctx, events));
     }
-    router.get("/metrics").handler(ctx -> ctx.response()
-        .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        .end(registry.scrape()));
+    router.get("/metrics").handler(ctx -> metrics(ctx, registry));
     // no such route or method, a body over HTTP_MAX_BODY_BYTES (BodyHandler), unparsable requests and failures of
     // routes without a failure handler of their own answer in JSON like the rest
     for (int status : FailureHandler.ROUTER_STATUSES) {
@@ -102,18 +105,31 @@ public final class HttpBootstrap {
     return Future.succeededFuture();
   }
 
+  /**
+   * The registry in the format the scraper asks for: OpenMetrics (which alone carries exemplars) when its Accept
+   * header names it, as Prometheus' does; otherwise the classic text format, as before.
+   */
+  private static void metrics(RoutingContext ctx, PrometheusMeterRegistry registry) {
+    String accept = ctx.request().getHeader("Accept");
+    String type = accept != null && accept.contains(OPENMETRICS) ? OPENMETRICS_TYPE : TEXT_TYPE;
+    ctx.response().putHeader("Content-Type", type).end(registry.scrape(type));
+  }
+
   private static void timeRequest(RoutingContext ctx, MeterRegistry registry) {
     long start = System.nanoTime();
-    // before the response is sent, while its server span is still open
-    ctx.addHeadersEndHandler(v -> Tracing.nameServerSpan(ctx.request().method().name(), routeTemplate(ctx)));
-    ctx.addBodyEndHandler(v -> {
-      Timer.builder("newsfeed.http.server.requests")
-          .tag("route", routeTemplate(ctx))
-          .tag("method", ctx.request().method().name())
-          .tag("status", Integer.toString(ctx.response().getStatusCode()))
-          .register(registry)
-          .record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+    SpanContext[] span = {SpanContext.getInvalid()};
+    // before the response is sent, while its server span is still current: name it, and keep it for the exemplar
+    ctx.addHeadersEndHandler(v -> {
+      Tracing.nameServerSpan(ctx.request().method().name(), routeTemplate(ctx));
+      span[0] = TraceExemplars.current();
     });
+    // after it was sent: the span is no longer current, so the exemplar names the one kept above
+    ctx.addBodyEndHandler(v -> TraceExemplars.pinned(span[0], () -> Timer.builder("newsfeed.http.server.requests")
+        .tag("route", routeTemplate(ctx))
+        .tag("method", ctx.request().method().name())
+        .tag("status", Integer.toString(ctx.response().getStatusCode()))
+        .register(registry)
+        .record(System.nanoTime() - start, TimeUnit.NANOSECONDS)));
     ctx.next();
   }
 

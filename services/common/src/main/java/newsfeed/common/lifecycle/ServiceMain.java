@@ -23,7 +23,7 @@ import java.util.function.Function;
  * HTTP, lets consumers commit, closes its stores) before the JVM exits. NATIVE_TRANSPORT=true makes Vert.x run
  * Netty's native transport where there is one (epoll on Linux); the default is NIO, which measured the same or
  * slightly cheaper per request here (docs/benchmarks/2026-11-23.md). TRACING_* ({@link TracingConfig}) turns on
- * traces; a bad tracing setting is logged and the service runs untraced.
+ * traces and the latency histograms' trace exemplars; a bad tracing setting is logged and the service runs untraced.
  */
 public final class ServiceMain {
   private static final Logger LOG = LoggerFactory.getLogger(ServiceMain.class);
@@ -44,8 +44,8 @@ public final class ServiceMain {
       System.exit(2);
       return;
     }
-    PrometheusMeterRegistry registry = ServiceMetrics.create(service);
     Tracing tracing = Tracing.start(service, TracingConfig.parse(System.getenv()));
+    PrometheusMeterRegistry registry = ServiceMetrics.create(service, tracing.exemplars());
     Vertx vertx = tracing.vertx(new VertxOptions().setPreferNativeTransport(nativeTransport));
     if (vertx.isNativeTransportEnabled()) {
       LOG.info("{}: native transport", service);

@@ -1,5 +1,6 @@
 package newsfeed.common.metrics;
 
+import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -11,12 +12,15 @@ import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.tracer.common.SpanContext;
 
 import java.time.Duration;
 
 /**
  * The Prometheus registry of a service: common tag `service`, and every `newsfeed.*` timer a histogram with the
- * buckets of docs/contracts.md so quantiles of all services are comparable.
+ * buckets of docs/contracts.md so quantiles of all services are comparable. With an exemplar source (tracing on),
+ * histogram buckets and counters carry the trace id of a sampled recording, shown when scraped as OpenMetrics.
  */
 public final class ServiceMetrics {
   static final double[] BUCKET_SECONDS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
@@ -25,7 +29,13 @@ public final class ServiceMetrics {
   }
 
   public static PrometheusMeterRegistry create(String service) {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    return create(service, null);
+  }
+
+  /** {@code exemplars}: where exemplars' trace ids come from; null: no exemplars. */
+  public static PrometheusMeterRegistry create(String service, SpanContext exemplars) {
+    PrometheusMeterRegistry registry =
+        new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), Clock.SYSTEM, exemplars);
     registry.config().commonTags("service", service);
     registry.config().meterFilter(new MeterFilter() {
       @Override

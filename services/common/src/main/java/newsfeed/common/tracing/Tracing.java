@@ -89,6 +89,14 @@ public final class Tracing {
     return sdk != null;
   }
 
+  /**
+   * What the metrics registry reads a latency exemplar's trace from ({@code ServiceMetrics.create}); null with tracing
+   * off, so an untraced service exposes no exemplars at all.
+   */
+  public TraceExemplars exemplars() {
+    return enabled() ? new TraceExemplars() : null;
+  }
+
   /** A Vert.x instance that traces through this SDK when tracing is on. */
   public Vertx vertx(VertxOptions options) {
     if (!enabled()) {
