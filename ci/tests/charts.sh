@@ -572,7 +572,8 @@ done
 
 # ---------------------------------------------------------------- values that must be refused
 # Each file under ci/tests/charts/invalid/ is a broken override of the base profile above (dev if any),
-# with a header `# expect-schema: REGEX` (helm's values.schema.json error) and `# expect-server: REGEX`
+# with a header `# expect-schema: REGEX` (helm's values.schema.json error, or the message of the chart's own
+# checks in templates/validate.yaml) and `# expect-server: REGEX`
 # (the API server's error once the schema check is skipped). Both must match the failure output.
 refused() {  # refused REGEX HELM_ARGS...: helm install must fail with an error matching REGEX
   local regex=$1; shift
@@ -593,7 +594,7 @@ if [ -n "$base" ] && bash ci/local/control-plane.sh status >/dev/null 2>&1; then
     what=$(basename "$bad" .yaml)
     # shellcheck disable=SC2046
     if [ -n "$schema_re" ]; then
-      check "invalid value $what: refused by values.schema.json" refused "$schema_re" "bad-schema-$i" \
+      check "invalid value $what: refused by values.schema.json or the chart's own checks" refused "$schema_re" "bad-schema-$i" \
         "$WORK/charts/$UMBRELLA" -n invalid -f "$base" $(offline_args "$UMBRELLA") -f "$bad" --no-hooks
     fi
     # shellcheck disable=SC2046

@@ -350,6 +350,9 @@ true
 {{- if and (include "newsfeed.store.used" (dict "store" "postgresql" "context" .)) (not .Values.postgresql.enabled) (not .Values.externalPostgresql.host) -}}
 {{- $messages = append $messages "postgresql.enabled=false needs externalPostgresql.host (social-graph stores participants there)" -}}
 {{- end -}}
+{{- if and .Values.postgresql.enabled .Values.postgresql.metrics.podMonitor.enabled (default dict .Values.postgresql.cluster.monitoring).enablePodMonitor -}}
+{{- $messages = append $messages "postgresql.metrics.podMonitor.enabled and postgresql.cluster.monitoring.enablePodMonitor both make PodMonitor <release>-postgresql: keep the first (CloudNativePG 1.30 deprecates the second)" -}}
+{{- end -}}
 {{- if and (include "newsfeed.store.used" (dict "store" "cassandra" "context" .)) (not .Values.cassandra.enabled) (not .Values.externalCassandra.contactPoints) -}}
 {{- $messages = append $messages "cassandra.enabled=false needs externalCassandra.contactPoints (outbound/inbound feeds live there)" -}}
 {{- end -}}
