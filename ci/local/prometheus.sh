@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The local Prometheus: the real Prometheus 3 binary of ci/local/tools.sh, scraping the four local services every 5s,
+# The local Prometheus: the real Prometheus 3 binary of ci/local/tools.sh, scraping the five local services every 5s
+# (and Solr's own metrics when the stack is up: NEWSFEED_STACK_ENV, default $NEWSFEED_RUN/stack.env),
 # evaluating the chart's recording and alerting rules (charts/newsfeed/files/prometheus/newsfeed.rules.yml and
 # newsfeed.alerts.yml, the files the PrometheusRule ships; the alerts with their default thresholds and no
 # Alertmanager: firing alerts show on /alerts) and accepting k6's remote write on /api/v1/write.
@@ -30,6 +31,7 @@ ALERTS=$ROOT/charts/newsfeed/files/prometheus/newsfeed.alerts.yml
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 PROMETHEUS=${PROMETHEUS:-$CACHE/bin/prometheus}
 URL=http://127.0.0.1:$PORT
+STACK_ENV=${NEWSFEED_STACK_ENV:-$RUN/stack.env}
 log() { echo "[prometheus $(date +%T)] $*" >&2; }
 
 start() {
@@ -38,6 +40,8 @@ start() {
   if port_open "$PORT"; then log "port $PORT is taken by another process"; return 1; fi
   mkdir -p "$DIR/data"
   prometheus_config "$OFFSET" "$RULES" "$ALERTS" > "$DIR/prometheus.yml"
+  # the stores' own metrics, when the stack is up (as `make demo` starts it: before Prometheus)
+  if [ -f "$STACK_ENV" ]; then prometheus_store_jobs "$STACK_ENV" "$DIR" >> "$DIR/prometheus.yml"; fi
   # setsid: a finished or interrupted caller does not take Prometheus down; 9>&-: no inherited lock fds
   setsid "$PROMETHEUS" --config.file="$DIR/prometheus.yml" --storage.tsdb.path="$DIR/data" \
     --storage.tsdb.retention.time=30d --web.listen-address="127.0.0.1:$PORT" \

@@ -2,7 +2,7 @@
 # Suite "lifecycle": the README's local commands run as a user runs them (`make ...` from the repository root), in
 # a run dir and port offset of its own: every up target, up twice, a request through the gateway, each down
 # target stopping only its own part (twice), a short `KEEP_RUNNING=1 TRACING=1 make demo` that leaves the single API
-# up and its traces in the local Jaeger,
+# up, its traces in the local Jaeger and Solr's own metrics in its Prometheus,
 # `make clean` after a store and a service were killed with SIGKILL, `make clean` twice, and a `make clean` that
 # must refuse (and remove nothing) while a process of the run dir or a port of its offset is still there.
 # Usage: ci/tests/lifecycle.sh   (NEWSFEED_PORT_OFFSET defaults to 1100)
@@ -121,6 +121,15 @@ demo_traces() {  # the trace it printed spans the four services; the Jaeger it n
 check "with TRACING=1 the demo prints a post's trace across the four services and where Jaeger is" demo_traces
 check "after the demo the gateway serves the API" api_round_trip
 check "after the demo Prometheus is ready" prometheus_ready
+demo_solr() {  # Solr's own metrics, scraped since the demo started Prometheus after the stack
+  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$PROMETHEUS" --title '^Solr' --wait 30 \
+    charts/newsfeed/files/dashboards/newsfeed-stores.json &&
+    curl -sf "$PROMETHEUS/api/v1/query" --data-urlencode \
+      'query=sum(solr_metrics_core_requests_total{handler="/update", type="requests"})' |
+    jq -e '(.data.result[0].value[1] | tonumber) > 0'
+}
+check "the demo's Prometheus scrapes Solr: the stores dashboard's Solr panels have data, the posts' index updates counted" \
+  demo_solr
 
 # ------------------------------------------------------------------ make clean after SIGKILLs
 kill_store_and_service() {

@@ -22,6 +22,7 @@ passed=0 failed=0
 cleanup() {
   local rc=$?
   ci/local/services.sh stop >/dev/null 2>&1 || true
+  ci/local/prometheus.sh stop >/dev/null 2>&1 || true   # the solr part's, should it stop short
   ci/local/stack.sh down >/dev/null 2>&1 || true
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]; then rm -rf "$NEWSFEED_RUN"; else echo "kept run dir $NEWSFEED_RUN" >&2; fi
 }

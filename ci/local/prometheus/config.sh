@@ -47,3 +47,38 @@ EOF
     done
   done
 }
+
+# prometheus_store_jobs STACK_ENV DIR: prints the scrape jobs of the local stack's stores that serve Prometheus
+# metrics themselves (Solr: /solr/admin/metrics?wt=prometheus), scraped as the chart's PodMonitors scrape them in a
+# cluster; with NEWSFEED_STACK_AUTH the store's admin from stack.env, its password in a file under DIR (mode 600)
+prometheus_store_jobs() {
+  local env=$1 dir=$2 solr_url user password hostport
+  solr_url=$(sed -n 's/^SOLR_URL=//p' "$env")
+  [ -n "$solr_url" ] || return 0
+  user=$(sed -n 's/^SOLR_ADMIN_USERNAME=//p' "$env")
+  password=$(sed -n 's/^SOLR_ADMIN_PASSWORD=//p' "$env")
+  hostport=${solr_url#*://}; hostport=${hostport%%/*}
+  cat <<CONF
+  - job_name: solr
+    metrics_path: /${solr_url#*://*/}/admin/metrics
+    params:
+      wt: [prometheus]
+CONF
+  if [ -n "$user" ]; then
+    (umask 077 && printf '%s' "$password" > "$dir/solr.password")
+    cat <<CONF
+    basic_auth:
+      username: $user
+      password_file: $dir/solr.password
+CONF
+  fi
+  cat <<CONF
+    static_configs:
+      - targets: ['$hostport']
+        labels:
+          namespace: local
+          pod: solr-local-1
+          container: solrcloud-node
+          endpoint: solr-client
+CONF
+}

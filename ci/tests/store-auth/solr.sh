@@ -2,7 +2,8 @@
 # Part "solr" of ci/tests/store-auth.sh: the chart's schema-Job script (charts/newsfeed/files/init/solr.py) runs
 # `check` and `apply` for real, with the environment job-solr.yaml gives it (the Solr admin, search's user and
 # password), against the stack's Solr with basic auth (standalone: core `outbound`). Then real HTTP requests prove
-# what anonymous clients, search's user and a wrong password may and may not do. Prints `ok - `/`FAIL - ` lines; no
+# what anonymous clients, search's user and a wrong password may and may not do, and the local Prometheus scrapes
+# Solr's own metrics as the stack's admin. Prints `ok - `/`FAIL - ` lines; no
 # password is printed or put on a command line (curl reads its login from a pipe).
 # Needs: a stack up with NEWSFEED_STACK_AUTH=true (NEWSFEED_RUN, NEWSFEED_PORT_OFFSET, STACK_ENV exported).
 set -euo pipefail
@@ -126,8 +127,29 @@ main() {
   check "solr $SEARCH_USERNAME after the second apply: may query core $SOLR_CORE" status 200 \
     as_search "$URL/$SOLR_CORE/select?q=*:*"
   check "solr.py: no password in its output" no_secret_in "$WORK/check.log" "$WORK/apply1.log" "$WORK/apply2.log"
+  check "the local Prometheus scrapes Solr's own metrics as the admin of stack.env, its password in a file of its own" \
+    prometheus_scrapes_solr
   service_env search "SOLR_USERNAME=$SEARCH_USERNAME" "SOLR_PASSWORD=$SEARCH_PASSWORD"
   return "$failed"
+}
+
+# ci/local/prometheus.sh on this stack: its solr job up (a 401 would leave it down), the password only in
+# prometheus/solr.password (mode 600), not in prometheus.yml
+prometheus_scrapes_solr() {
+  local dir=$NEWSFEED_RUN/prometheus url=http://127.0.0.1:$((19090 + ${NEWSFEED_PORT_OFFSET:-0})) up=false rc=0
+  NEWSFEED_STACK_ENV=$STACK_ENV bash ci/local/prometheus.sh start >&2 || return 1
+  for _ in $(seq 30); do
+    if curl -sf "$url/api/v1/targets?scrapePool=solr" | jq -e '.data.activeTargets[0].health == "up"' >/dev/null; then
+      up=true; break
+    fi
+    sleep 2
+  done
+  $up || { echo "solr target not up:"; curl -sf "$url/api/v1/targets?scrapePool=solr" | jq -c '.data.activeTargets[0] | {health, lastError}'; rc=1; }
+  [ "$(stat -c %a "$dir/solr.password")" = 600 ] || { echo "solr.password is not mode 600"; rc=1; }
+  cmp -s "$dir/solr.password" <(printf '%s' "$ADMIN_PASSWORD") || { echo "solr.password is not the admin's password"; rc=1; }
+  if grep -qFf <(printf '%s\n' "$ADMIN_PASSWORD") "$dir/prometheus.yml"; then echo "the password is in prometheus.yml"; rc=1; fi
+  bash ci/local/prometheus.sh stop >&2 || rc=1
+  return "$rc"
 }
 
 main

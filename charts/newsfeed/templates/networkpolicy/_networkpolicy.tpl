@@ -121,7 +121,9 @@ gossip, quorum), those its operator calls, and its metrics ports (Prometheus).
 {{- $ports = dict "client" (list $client) "peer" (list $client (dig "listeners" "controller" "containerPort" 9093 $v.kafka) (dig "listeners" "interbroker" "containerPort" 9094 $v.kafka)) "operator" (list) "metrics" $metrics -}}
 {{- else if eq .store "solr" -}}
 {{- $solr := dig "solrAddressability" "podPort" 8983 (default dict $v.solr.cloud) -}}
-{{- $ports = dict "client" (list $solr) "peer" (list $solr) "operator" (list $solr) "metrics" (list) -}}
+{{- /* Solr serves its metrics on its own port (solr.metrics.podMonitor) */ -}}
+{{- $metrics := ternary (list $solr) (list) (dig "metrics" "podMonitor" "enabled" false $v.solr) -}}
+{{- $ports = dict "client" (list $solr) "peer" (list $solr) "operator" (list $solr) "metrics" $metrics -}}
 {{- else if eq .store "zookeeper" -}}
 {{- /* 2181 clients, 2888 quorum, 3888 leader election, 7000 metrics, 8080 the admin server */ -}}
 {{- $ports = dict "client" (list 2181) "peer" (list 2181 2888 3888) "operator" (list 2181 8080) "metrics" (list 7000) -}}

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The panels of a dashboard show data from a real Prometheus: every query of every panel whose title matches
+--title returns at least one series now (its variables set to "all", $__rate_interval to 1m), polled until
+--wait seconds have passed (a rate needs two scrapes). Exemplar-only queries are left out: they draw no series.
+
+Usage: check_panels_have_data.py --prometheus URL --title REGEX [--wait SECONDS] DASHBOARD.json...
+Prints one `ok - ` / `FAIL - ` line per query (with the series count or the query); exit 1 on any FAIL, or when no
+panel matches.
+"""
+import argparse
+import json
+import re
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+VARIABLES = {"$__rate_interval": "1m", "${datasource}": ""}
+
+
+def queries(files, title):
+    for f in files:
+        dashboard = json.load(open(f))
+        names = [v["name"] for v in dashboard.get("templating", {}).get("list", []) if v.get("type") == "query"]
+        for panel in dashboard["panels"]:
+            if not re.search(title, panel.get("title", "")):
+                continue
+            for t in panel.get("targets", []):
+                if t.get("exemplar") and t.get("refId") == "EXEMPLARS":
+                    continue
+                expr = t["expr"]
+                for var, value in VARIABLES.items():
+                    expr = expr.replace(var, value)
+                for name in names:  # a query variable at "All" is its allValue, ".*" in these dashboards
+                    expr = re.sub(r"\$\{?" + name + r"\b\}?", ".*", expr)
+                yield f"{panel['title']} {t['refId']}", expr
+
+
+def series(prometheus, expr):
+    url = f"{prometheus}/api/v1/query?{urllib.parse.urlencode({'query': expr})}"
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return json.load(r)["data"]["result"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--prometheus", required=True)
+    ap.add_argument("--title", required=True)
+    ap.add_argument("--wait", type=float, default=60)
+    ap.add_argument("dashboards", nargs="+")
+    args = ap.parse_args()
+    todo = list(queries(args.dashboards, args.title))
+    if not todo:
+        print(f"FAIL - no panel title matches /{args.title}/")
+        return 1
+    deadline = time.time() + args.wait
+    failed = 0
+    for what, expr in todo:
+        while True:
+            found = series(args.prometheus, expr)
+            if found or time.time() > deadline:
+                break
+            time.sleep(2)
+        if found:
+            print(f"ok - panel {what}: {len(found)} series")
+        else:
+            print(f"FAIL - panel {what}: no data for {expr}")
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
