@@ -29,8 +29,9 @@ import java.util.function.Supplier;
 /**
  * What every service router has: request metrics per route template, /health/live, /health/ready (all
  * checks must pass within 2 s), /metrics (OpenMetrics with exemplars when asked for), and JSON answers for failures
- * ({@link FailureHandler}) instead of HTML or stack traces. A service with an event path (outbound's publishing, inbound's and search's consumers) also has
- * /health/events: readiness covers only what the HTTP API needs, so a Kafka outage leaves reads served.
+ * ({@link FailureHandler}) instead of HTML or stack traces. A service with an event path (outbound's publishing,
+ * inbound's and search's consumers) also has /health/events: readiness covers only what the HTTP API needs, so a Kafka
+ * outage leaves reads served.
  */
 public final class HttpBootstrap {
   private static final long CHECK_TIMEOUT_MS = 2_000;
