@@ -18,7 +18,9 @@ import urllib.request
 VARIABLES = {"$__rate_interval": "1m", "${datasource}": ""}
 
 
-def queries(files, title):
+def panel_queries(files, title=".*"):
+    """(dashboard file, panel title, target, its expr with the variables at "all") of every target of every panel
+    whose title matches; also used by ci/tests/tracing/check_exemplars.py."""
     for f in files:
         dashboard = json.load(open(f))
         names = [v["name"] for v in dashboard.get("templating", {}).get("list", []) if v.get("type") == "query"]
@@ -26,14 +28,18 @@ def queries(files, title):
             if not re.search(title, panel.get("title", "")):
                 continue
             for t in panel.get("targets", []):
-                if t.get("exemplar") and t.get("refId") == "EXEMPLARS":
-                    continue
                 expr = t["expr"]
                 for var, value in VARIABLES.items():
                     expr = expr.replace(var, value)
                 for name in names:  # a query variable at "All" is its allValue, ".*" in these dashboards
                     expr = re.sub(r"\$\{?" + name + r"\b\}?", ".*", expr)
-                yield f"{panel['title']} {t['refId']}", expr
+                yield f, panel["title"], t, expr
+
+
+def queries(files, title):
+    for _, panel_title, t, expr in panel_queries(files, title):
+        if not (t.get("exemplar") and t.get("refId") == "EXEMPLARS"):
+            yield f"{panel_title} {t['refId']}", expr
 
 
 def series(prometheus, expr):

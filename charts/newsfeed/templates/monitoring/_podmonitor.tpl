@@ -1,0 +1,36 @@
+{{/* What the chart's PodMonitors of the stores share, from their values (`<store>.metrics.podMonitor`). */}}
+
+{{/* metadata of the PodMonitor NAME of store COMPONENT: release namespace, the chart's labels plus the values'
+     labels, annotations. Call with (dict "name" NAME "component" COMPONENT "values" PODMONITOR_VALUES "context" $). */}}
+{{- define "newsfeed.monitoring.podMonitorMetadata" -}}
+name: {{ .name }}
+namespace: {{ .context.Release.Namespace | quote }}
+labels:
+  {{- include "newsfeed.labels" (dict "component" .component "context" .context) | nindent 2 }}
+  {{- with .values.labels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- with (include "newsfeed.annotations" (dict "annotations" .values.annotations "context" .context)) }}
+annotations:
+  {{- . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* The scrape settings of a podMetricsEndpoints entry from the same values: interval, scrapeTimeout, relabelings,
+     metricRelabelings (each only when set). */}}
+{{- define "newsfeed.monitoring.scrapeSettings" -}}
+{{- with .interval }}
+interval: {{ . }}
+{{- end }}
+{{- with .scrapeTimeout }}
+scrapeTimeout: {{ . }}
+{{- end }}
+{{- with .relabelings }}
+relabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .metricRelabelings }}
+metricRelabelings:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
