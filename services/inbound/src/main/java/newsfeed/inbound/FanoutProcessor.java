@@ -30,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  * unlogged batches (up to {@code batchRows} friends and {@link #BATCH_BYTES} per request). Events of a batch run
  * concurrently; all writes share one limiter so a 100k-friend post cannot flood Cassandra. The batch succeeds
  * only when every row of every event is written, which is what lets the consumer commit. After each request the
- * friends' cached first pages are invalidated (never failing: see {@link FeedCache#invalidate}). A retraction
- * removes the post from the friends' feeds the same way, with tombstones that also hide a fan-out applied later.
+ * post is added to the friends' cached first pages (never failing: see {@link FeedCache#insert}). A retraction
+ * removes the post from the friends' feeds the same way, with tombstones that also hide a fan-out applied later,
+ * and drops their cached pages.
  */
 public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor {
   /**
@@ -100,15 +101,19 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
 
   /** Removes the retracted post from every friend's feed; fails (for a retry of the whole batch) if a delete fails. */
   Future<Void> retract(OutboundRetractedEvent event) {
-    return friends.friendIds(event.participantId()).compose(ids -> Tracing.summarized("cassandra delete inbound",
-        Attributes.of(DB_SYSTEM, "cassandra", ROWS, (long) ids.size()), () -> {
-          List<Future<Void>> deletes = new ArrayList<>(ids.size() / batchRows + 1);
-          for (int from = 0; from < ids.size(); from += batchRows) {
-            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + batchRows));
-            deletes.add(writes.submit(() -> repository.deleteAll(chunk, event).compose(v -> cache.invalidate(chunk))));
-          }
-          return Future.all(deletes);
-        })).onSuccess(v -> retracted.increment()).mapEmpty();
+    // marked first: a fan-out of the post added to a page after the pages are dropped would bring it back
+    return cache.retracted(event.eventId()).compose(marked -> friends.friendIds(event.participantId()))
+        .compose(ids -> Tracing.summarized("cassandra delete inbound",
+            Attributes.of(DB_SYSTEM, "cassandra", ROWS, (long) ids.size()), () -> {
+              List<Future<Void>> deletes = new ArrayList<>(ids.size() / batchRows + 1);
+              for (int from = 0; from < ids.size(); from += batchRows) {
+                List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + batchRows));
+                deletes
+                    .add(writes.submit(() -> repository.deleteAll(chunk, event).compose(v -> cache.invalidate(chunk))));
+              }
+              return Future.all(deletes);
+            }))
+        .onSuccess(v -> retracted.increment()).mapEmpty();
   }
 
   Future<Integer> writeAll(List<Long> friendIds, OutboundPostedEvent event) {
@@ -131,7 +136,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
       inserts.add(writes.submit(() -> failed[0]
           ? Future.failedFuture("fan-out of " + event.eventId() + " abandoned after an earlier failure")
           : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true)
-              .compose(v -> cache.invalidate(chunk))));
+              .compose(v -> cache.insert(chunk, event))));
     }
     return Future.all(inserts).map(friendIds.size());
   }

@@ -54,7 +54,7 @@ public final class InboundHandler {
           FeedPage.Body body = FeedPage.render(rows, page.limit());
           body.send(ctx);
           if (stamp != null && !rows.isEmpty()) {
-            cache.put(page.participantId(), stamp, body);
+            cache.put(page.participantId(), stamp, rows, page.limit());
           }
         })
         .onFailure(ctx::fail);

@@ -45,7 +45,8 @@ public final class InboundVerticle extends VerticleBase {
       cache = FeedCache.off();
     } else {
       redis = RedisStore.create(vertx, config.redis(), registry);
-      cache = new FeedCache(new StampedCache(vertx, redis, "inbound", FeedCache.PREFIX, config.cacheTtl(), registry));
+      cache = new FeedCache(new StampedCache(vertx, redis, "inbound", FeedCache.PREFIX, config.cacheTtl(), registry),
+          redis, registry);
     }
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, cache, registry,

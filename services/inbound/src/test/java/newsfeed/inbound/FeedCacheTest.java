@@ -6,6 +6,8 @@ import newsfeed.common.redis.StampedCache;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 
@@ -18,31 +20,64 @@ class FeedCacheTest {
   private static final UUID CURSOR = UUID.fromString("5f2b6a10-c1a4-11ef-8000-000000000001");
 
   @Test
-  void pagesRoundTripWithAndWithoutACursor() {
-    FeedPage.Body more = new FeedPage.Body("[{\"subject\":\"a|b\"}]", "AbC-_9");
-    assertEquals("AbC-_9|[{\"subject\":\"a|b\"}]", FeedCache.encode(more));
-    assertEquals(more, FeedCache.decode(FeedCache.encode(more)));
-    FeedPage.Body last = new FeedPage.Body("[]", null);
-    assertEquals("|[]", FeedCache.encode(last));
-    assertEquals(last, FeedCache.decode("|[]"));
+  void aCachedPageIsSentExactlyAsARenderedOneWithAndWithoutACursor() {
+    List<InboundItem> rows = List.of(row(300, "new|est", "a \"quoted\"\nline ~"), row(200, "middle", null),
+        row(100, "oldest", "x"));
+    List<String> members = rows.stream().map(FeedCache::member).toList();
+    for (int limit : new int[] {1, 2, 3, 5}) {
+      List<String> cached = members.subList(0, Math.min(limit + 1, members.size()));
+      assertEquals(FeedPage.render(rows, limit), FeedCache.decode(cached, limit), "limit " + limit);
+    }
+    assertTrue(members.stream().noneMatch(m -> m.contains("\n")), "no raw newline from the JSON");
   }
 
   @Test
-  void anUnreadableValueIsAMiss() {
-    assertNull(FeedCache.decode("no bar"));
-    assertNull(FeedCache.decode("cursor|{\"not\":\"an array\"}"));
-    assertNull(FeedCache.decode("cursor|[truncated"));
+  void aPageIsAHitOnlyUnderTheCurrentGenerationsStamp() {
+    List<String> page = List.of(FeedCache.STAMP + "g1", FeedCache.member(row(300, "a", "s")));
+    assertTrue(FeedCache.lookup("g1", page, 20).hit());
+    assertEquals("g2", FeedCache.lookup("g2", page, 20).stamp(), "a write since: a miss stamped g2");
+    assertEquals(StampedCache.NO_GENERATION, FeedCache.lookup(null, page, 20).stamp());
+    assertTrue(FeedCache.lookup(null, List.of(FeedCache.STAMP + "-", page.get(1)), 20).hit(), "never written yet");
+    assertFalse(FeedCache.lookup("g1", page.subList(0, 1), 20).hit(), "no rows");
+    assertFalse(FeedCache.lookup("g1", List.of(), 20).hit(), "nothing cached");
+    assertFalse(FeedCache.lookup("g1", List.of(FeedCache.STAMP + "g1", "0 x {}"), 20).hit(), "unreadable");
+  }
+
+  @Test
+  void theOrderKeySortsByTimestampThenByTheOtherBytesAsSignedBytes() {
+    UUID early = TimeUuidsForTests.at(99_999, 0x3FFF_FFFF_FFFF_FFFFL);
+    UUID late = TimeUuidsForTests.at(100_000, 1);
+    assertEquals(FeedCache.ORDER_KEY_LENGTH, FeedCache.orderKey(early).length());
+    assertTrue(FeedCache.orderKey(early).compareTo(FeedCache.orderKey(late)) < 0);
+    // the same instant: a byte 0x80 and up is negative, so it sorts before 0x00..0x7f
+    UUID high = new UUID(late.getMostSignificantBits(), 0x80_00_00_00_00_00_00_FFL);
+    UUID low = new UUID(late.getMostSignificantBits(), 0x80_00_00_00_00_00_00_01L);
+    UUID negative = new UUID(late.getMostSignificantBits(), 0x80_00_00_00_00_00_00_80L);
+    assertTrue(FeedCache.orderKey(negative).compareTo(FeedCache.orderKey(low)) < 0);
+    assertTrue(FeedCache.orderKey(high).compareTo(FeedCache.orderKey(low)) < 0, "0xFF is -1");
+  }
+
+  @Test
+  void anUnreadableRowIsAMiss() {
+    String key = "0".repeat(FeedCache.ORDER_KEY_LENGTH);
+    assertNull(FeedCache.decode(List.of(key + " AbC {\"truncated\""), 20));
+    assertNull(FeedCache.decode(List.of(key + " AbC"), 20));
+    assertNull(FeedCache.decode(List.of("1 AbC {}"), 20));
+  }
+
+  static InboundItem row(long timestamp, String subject, String story) {
+    return new InboundItem(42, TimeUuidsForTests.at(timestamp, timestamp), 7, null, subject, story);
   }
 
   @Test
   void onlyFirstPagesOfTheDefaultSizeAreCovered() {
     FeedCache cache = new FeedCache(new StampedCache(null, null, "inbound", FeedCache.PREFIX, Duration.ofSeconds(60),
-        new SimpleMeterRegistry()));
+        new SimpleMeterRegistry()), null, new SimpleMeterRegistry());
     assertTrue(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, null)));
     assertFalse(cache.covers(new FeedPage.Request(7, 10, null)), "another page size");
     assertFalse(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, CURSOR)), "a later page");
     assertFalse(FeedCache.off().covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, null)), "cache off");
-    assertEquals("ib:v1:page:42", FeedCache.key(42));
+    assertEquals("ib:v2:page:42", FeedCache.key(42));
   }
 
   @Test

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -62,6 +63,29 @@ class InboundRepositoryIT {
     assertEquals("/participant/" + reader, row.toJson().getString("to"));
     assertEquals(posted.get(4).occurred().toString(), row.toJson().getString("occurred"));
     assertTrue(cassandra.repository().page(TestEvents.randomParticipantId(), null, 10).await().isEmpty());
+  }
+
+  @Test
+  void cassandraOrdersAFeedAsTheFeedCachesOrderKeyDoes() {
+    long reader = TestEvents.randomParticipantId();
+    long poster = reader + 1;
+    UUID now = TestEvents.timeUuid();
+    long instant = now.timestamp();
+    // posts of one 100-ns instant (their order rests on the other bytes: signed, bytes 0x80.. first) and around it
+    List<UUID> ids =
+        new ArrayList<>(List.of(TimeUuidsForTests.at(instant - 1, 5), TimeUuidsForTests.at(instant + 1, 5)));
+    for (long rest : new long[] {0x8000000000000001L, 0x80000000000000FFL, 0x8000000000000080L, 0x807F000000000000L,
+        0x8080000000000000L, 0xBFFFFFFFFFFFFFFFL, 0x8000000000007F00L}) {
+      ids.add(new UUID(TimeUuidsForTests.at(instant, 0).getMostSignificantBits(), rest));
+    }
+    for (UUID id : ids) {
+      cassandra.repository().insert(reader, new OutboundPostedEvent(id, poster, id.toString(), "s", 0)).await();
+    }
+    List<String> stored = cassandra.repository().page(reader, null, 100).await().stream()
+        .map(InboundItem::subject).toList();
+    List<String> byKey = ids.stream().sorted(Comparator.comparing(FeedCache::orderKey).reversed())
+        .map(UUID::toString).toList();
+    assertEquals(byKey, stored);
   }
 
   @Test

@@ -17,6 +17,8 @@ import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import newsfeed.common.config.Env;
+import newsfeed.common.http.FeedCursor;
+import newsfeed.common.http.FeedPage;
 import newsfeed.common.metrics.ServiceMetrics;
 import newsfeed.common.kafka.ConsumerTuning;
 import newsfeed.common.redis.RedisConfig;
@@ -26,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -40,8 +43,8 @@ import static newsfeed.common.testing.Waiting.freePort;
 /**
  * The whole inbound service on real Kafka and Cassandra, with friendships from the running social-graph service
  * (SOCIAL_GRAPH_URL): fan-out to every friend, no duplicate on redelivery, no skipped event while social-graph is
- * unreachable, paging and the 400/404 answers; the first-page cache in Redis: filled by a read, served, made stale
- * by fan-out, never answering with a page stamped before the last write, and bypassed while Redis is away.
+ * unreachable, paging and the 400/404 answers; the first-page cache in Redis: filled by a read, served, written
+ * through by fan-out, never answering with a page stamped before the last write, and bypassed while Redis is away.
  */
 class InboundServiceIT {
   @RegisterExtension
@@ -223,7 +226,7 @@ class InboundServiceIT {
   }
 
   @Test
-  void aFirstPageIsCachedServedFromRedisAndMadeStaleByTheNextFanOut() throws Exception {
+  void aFirstPageIsCachedServedFromRedisAndWrittenThroughByTheNextFanOut() throws Exception {
     long poster = socialGraph.createParticipant("cached poster");
     long reader = socialGraph.createParticipant("cached reader");
     socialGraph.befriend(poster, reader);
@@ -234,31 +237,43 @@ class InboundServiceIT {
 
     HttpResponse<Buffer> miss = get("/participant/" + reader + "/inbound");
     assertEquals(200, miss.statusCode(), miss.bodyAsString());
-    String cached = eventually(() -> redisGet(key), v -> v != null);
-    assertTrue(cached.endsWith("|" + miss.bodyAsString()), "the page is cached as it was sent: " + cached);
+    List<String> cached = eventually(() -> members(key), m -> !m.isEmpty());
+    String stamp = cached.get(0);
+    assertTrue(stamp.startsWith(FeedCache.STAMP), "the stamp sorts first: " + cached);
+    assertEquals(new FeedPage.Body(miss.bodyAsString(), null), FeedCache.decode(cached.subList(1, cached.size()), 20),
+        "the page is cached as it was sent: " + cached);
     assertEquals(miss.bodyAsString(), get("/participant/" + reader + "/inbound?limit=20").bodyAsString());
 
-    // a hit is served from Redis as it stands: replace the page (same stamp) and see it come back
-    String stamp = cached.substring(0, cached.indexOf('|'));
-    String marked = "[{\"subject\":\"from the cache\"}]";
-    redisCall(Request.cmd(Command.SET).arg(key).arg(stamp + "|Y3Vyc29y|" + marked));
+    // a hit is served from Redis as it stands: replace the page (same stamp, 21 rows) and see it come back
+    List<InboundItem> marked = new ArrayList<>();
+    for (int i = 21; i >= 1; i--) {
+      marked.add(new InboundItem(reader, TimeUuidsForTests.at(i, 1), poster, null, "from the cache " + i, "s"));
+    }
+    replacePage(key, stamp, marked);
     HttpResponse<Buffer> hit = get("/participant/" + reader + "/inbound");
-    assertEquals(marked, hit.bodyAsString());
-    assertEquals("Y3Vyc29y", hit.getHeader("X-Next-Cursor"));
+    assertEquals(FeedPage.render(marked, 20).json(), hit.bodyAsString());
+    assertEquals(FeedCursor.encode(marked.get(19).occurred()), hit.getHeader("X-Next-Cursor"));
     assertEquals("application/json", hit.getHeader("Content-Type"));
     assertEquals(1, inbound(reader, "").size(), "other page sizes are read from Cassandra");
 
-    // fan-out makes it stale: the next default read shows the new post
+    // fan-out adds the new post to the cached page (which Cassandra does not hold): it stays cached, its oldest
+    // row pushed past the page
     stack.publish(TestEvents.timeUuid(), poster, "two", "second");
-    JsonArray fresh = eventually(() -> get("/participant/" + reader + "/inbound").bodyAsJsonArray(),
-        a -> a.size() == 2);
-    assertEquals("two", fresh.getJsonObject(0).getString("subject"));
+    HttpResponse<Buffer> written = eventually(() -> get("/participant/" + reader + "/inbound"),
+        r -> r.bodyAsJsonArray().getJsonObject(0).getString("subject").equals("two"));
+    List<String> subjects = written.bodyAsJsonArray().stream().map(o -> ((JsonObject) o).getString("subject"))
+        .toList();
+    assertEquals(20, subjects.size());
+    assertEquals("from the cache 21", subjects.get(1));
+    assertEquals("from the cache 3", subjects.get(19));
+    assertEquals(FeedCursor.encode(marked.get(18).occurred()), written.getHeader("X-Next-Cursor"));
+    assertEquals(22, members(key).size(), "the stamp and 21 rows");
 
     // a page stamped with an older generation (a slow reader's fill after a write) is never served
     String generation = redisGet(FeedCache.generationKey(reader));
     assertNotNull(generation, "fan-out stamped a generation");
-    redisCall(Request.cmd(Command.SET).arg(key).arg("older|" + "|" + marked));
-    assertEquals(2, get("/participant/" + reader + "/inbound").bodyAsJsonArray().size());
+    replacePage(key, FeedCache.STAMP + "older", marked);
+    assertEquals(List.of("two", "one"), subjects(reader));
 
     String metrics = get("/metrics").bodyAsString();
     assertTrue(metrics.contains("newsfeed_cache_requests_total{cache=\"inbound\",result=\"hit\",service=\"inbound\"}"),
@@ -286,6 +301,20 @@ class InboundServiceIT {
     }
     // back on Redis: the invalidation missed while it was away cannot leave an old page behind (none was cached)
     assertEquals(1, get("/participant/" + reader + "/inbound").bodyAsJsonArray().size());
+  }
+
+  private static List<String> members(String key) {
+    List<String> members = new ArrayList<>();
+    redisCall(Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1).arg("REV")).forEach(m -> members.add(m.toString()));
+    return members;
+  }
+
+  private static void replacePage(String key, String stamp, List<InboundItem> rows) {
+    Request add = Request.cmd(Command.ZADD).arg(key).arg(0).arg(stamp);
+    rows.forEach(r -> add.arg(0).arg(FeedCache.member(r)));
+    redisCall(Request.cmd(Command.DEL).arg(key));
+    redisCall(add);
+    redisCall(Request.cmd(Command.EXPIRE).arg(key).arg(60));
   }
 
   private static Response redisCall(Request request) {

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Timer;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
 import newsfeed.common.metrics.StoreTimers;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -51,6 +53,14 @@ public final class RedisStore {
 
   public Future<List<Response>> batch(String operation, List<Request> requests) {
     return call(operation, () -> redis.batch(requests));
+  }
+
+  /**
+   * Runs {@code work} on a connection of its own (for WATCH ... MULTI/EXEC, whose state is the connection's), timed
+   * and bounded like one command; the connection goes back to the pool when the work is done.
+   */
+  public <T> Future<T> transaction(String operation, Function<RedisConnection, Future<T>> work) {
+    return call(operation, () -> redis.connect().compose(conn -> work.apply(conn).andThen(ar -> conn.close())));
   }
 
   public Future<Void> close() {

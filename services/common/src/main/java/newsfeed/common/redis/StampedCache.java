@@ -105,7 +105,7 @@ public final class StampedCache {
 
   /** Never fails. {@code decode} turns a cached value into T, or null when it is unreadable (then a miss). */
   public <T> Future<Lookup<T>> get(long id, Function<String, T> decode) {
-    if (!redis.available() || pendingInvalidations.contains(id)) {
+    if (bypasses(id)) {
       misses.increment();
       return Future.succeededFuture(Lookup.bypass());
     }
@@ -135,13 +135,56 @@ public final class StampedCache {
     return new Lookup<>(null, current);
   }
 
-  /** Caches a value read from the store after the miss that gave {@code stamp}; fire and forget. */
-  public void put(long id, String stamp, String value) {
-    if (stamp == null || !redis.available() || pendingInvalidations.contains(id)) {
-      return;
+  /** Caches a value read from the store after the miss that gave {@code stamp}; never fails. */
+  public Future<Void> put(long id, String stamp, String value) {
+    if (stamp == null || bypasses(id)) {
+      return Future.succeededFuture();
     }
-    redis.send("set", Request.cmd(Command.SET).arg(valueKey(id)).arg(stamp + "|" + value).arg("EX").arg(ttlSeconds))
-        .onFailure(err -> failed("set", err));
+    return redis.send("set", Request.cmd(Command.SET).arg(valueKey(id)).arg(stamp + "|" + value).arg("EX")
+        .arg(ttlSeconds)).<Void>mapEmpty().recover(err -> {
+          failed("set", err);
+          return Future.succeededFuture();
+        });
+  }
+
+  /**
+   * True when id's value must not be read or written now: Redis is being skipped after a failure, or an
+   * invalidation of id has not reached it yet. Callers with values of their own (not strings: see
+   * {@link #get}) ask this first, and count what they read with {@link #count}.
+   */
+  public boolean bypasses(long id) {
+    return !redis.available() || pendingInvalidations.contains(id);
+  }
+
+  /** Counts a lookup a caller made itself (newsfeed_cache_requests_total). */
+  public void count(boolean hit) {
+    (hit ? hits : misses).increment();
+  }
+
+  /** A fresh random generation (what {@link #invalidate} sets); for callers that set generations themselves. */
+  public static String newGeneration() {
+    return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  /** How long a generation lives: longer than any value stamped before it (TTL + the slowest fill). */
+  public long generationTtlSeconds() {
+    return generationTtlSeconds;
+  }
+
+  public long ttlSeconds() {
+    return ttlSeconds;
+  }
+
+  /** Sets a plain key for as long as a generation lives (e.g. a marker a writer reads); never fails. */
+  public Future<Void> mark(String key) {
+    if (!redis.available()) {
+      return Future.succeededFuture();
+    }
+    return redis.send("mark", Request.cmd(Command.SET).arg(key).arg("1").arg("EX").arg(generationTtlSeconds))
+        .<Void>mapEmpty().recover(err -> {
+          failed("mark", err);
+          return Future.succeededFuture();
+        });
   }
 
   /**
@@ -168,8 +211,8 @@ public final class StampedCache {
     List<Request> requests = new ArrayList<>(ids.size() + 1);
     Request delete = Request.cmd(Command.DEL);
     for (long id : ids) {
-      String generation = Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-      requests.add(Request.cmd(Command.SET).arg(generationKey(id)).arg(generation).arg("EX").arg(generationTtlSeconds));
+      requests.add(Request.cmd(Command.SET).arg(generationKey(id)).arg(newGeneration()).arg("EX")
+          .arg(generationTtlSeconds));
       delete.arg(valueKey(id));
     }
     requests.add(delete);
@@ -229,7 +272,8 @@ public final class StampedCache {
     }
   }
 
-  private void failed(String operation, Throwable err) {
+  /** Counts and logs (rate-limited) a Redis call of this cache that failed. */
+  public void failed(String operation, Throwable err) {
     Counter.builder("newsfeed.cache.errors").tag("cache", cache).tag("operation", operation)
         .register(registry).increment();
     log.warn(cache + "-" + operation, "cache " + cache + " " + operation + " failed, serving from the store", err);

@@ -1,0 +1,171 @@
+package newsfeed.inbound;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.redis.client.Redis;
+import newsfeed.common.config.Env;
+import newsfeed.common.events.OutboundPostedEvent;
+import newsfeed.common.http.FeedPage;
+import newsfeed.common.redis.RedisConfig;
+import newsfeed.common.redis.RedisStore;
+import newsfeed.common.redis.StampedCache;
+import newsfeed.common.redis.StampedCache.Lookup;
+import newsfeed.common.testing.StackEnv;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.LongStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The write-through feed cache on the stack's real Redis: a fanned-out post lands in every cached first page at
+ * its place in the feed, so that the page Redis then serves is exactly the page Cassandra's rows would render; a
+ * retracted post drops the page instead; and a reader's fill from before a write is never served after it.
+ */
+class FeedCacheIT {
+  private static final long POSTER = 7;
+  private static Vertx vertx;
+  private static Redis redis;
+  private static FeedCache cache;
+
+  @BeforeAll
+  static void start() {
+    vertx = Vertx.vertx();
+    RedisConfig config = RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", StackEnv.get("REDIS_URL"))));
+    redis = Redis.createClient(vertx, config.options());
+    RedisStore store = new RedisStore(redis, new SimpleMeterRegistry(), 2_000);
+    // the service's keys: the friends are random ids no other test uses
+    cache = new FeedCache(new StampedCache(vertx, store, "inbound", FeedCache.PREFIX, Duration.ofSeconds(60),
+        new SimpleMeterRegistry()), store, new SimpleMeterRegistry());
+  }
+
+  @AfterAll
+  static void stop() {
+    vertx.close().await();
+  }
+
+  @Test
+  void aPostGoesIntoACachedPageAtItsPlaceAsCassandraWouldRenderIt() {
+    long friend = friend();
+    List<InboundItem> feed = new ArrayList<>(List.of(row(friend, 300), row(friend, 200), row(friend, 100)));
+    fill(friend, feed);
+
+    // newest, between two rows, the same instant as a row (Cassandra's order), oldest of a page that is the whole feed
+    List<OutboundPostedEvent> posts = new ArrayList<>();
+    for (long at : new long[] {400, 250, 200, 50}) {
+      OutboundPostedEvent post = post(at);
+      posts.add(post);
+      cache.insert(List.of(friend), post).await();
+      feed.add(row(friend, post));
+      assertCached(friend, feed);
+    }
+    cache.insert(List.of(friend), posts.get(1)).await();
+    assertCached(friend, feed);   // the same post again (a redelivery): once
+  }
+
+  @Test
+  void aFullPagePushesItsOldestRowOffAndAPostOlderThanThePageLeavesItAlone() {
+    long friend = friend();
+    List<InboundItem> feed = new ArrayList<>(LongStream.rangeClosed(1, FeedPage.DEFAULT_LIMIT)
+        .mapToObj(i -> row(friend, 100 * i)).toList());
+    fill(friend, feed);
+    assertNull(page(friend).value().nextCursor(), "the whole feed: no cursor");
+
+    OutboundPostedEvent newest = post(100 * FeedPage.DEFAULT_LIMIT + 1);
+    cache.insert(List.of(friend), newest).await();
+    feed.add(row(friend, newest));
+    FeedPage.Body full = assertCached(friend, feed);
+    assertNotNull(full.nextCursor(), "a 21st row now follows the page");
+
+    OutboundPostedEvent old = post(150);   // belongs to the second page
+    cache.insert(List.of(friend), old).await();
+    feed.add(row(friend, old));
+    assertCached(friend, feed);
+  }
+
+  @Test
+  void aRetractedPostIsNeverMergedBack() {
+    long friend = friend();
+    fill(friend, List.of(row(friend, 300)));
+    OutboundPostedEvent retracted = post(400);
+    cache.retracted(retracted.eventId()).await();
+    cache.insert(List.of(friend), retracted).await();
+    assertFalse(page(friend).hit(), "the page is dropped: Cassandra answers");
+  }
+
+  @Test
+  void aFillReadBeforeAWriteNeverLandsAfterItAndEveryFriendOfAPostIsRestamped() {
+    long cached = friend();
+    long reading = friend();
+    fill(cached, List.of(row(cached, 100)));
+    Lookup<FeedPage.Body> miss = page(reading);
+    assertFalse(miss.hit());
+    OutboundPostedEvent post = post(500);
+    cache.insert(List.of(cached, reading), post).await();
+    // the reader of `reading` read Cassandra before the post's row: its fill must not land
+    cache.put(reading, miss.stamp(), List.of(row(reading, 100)), FeedPage.DEFAULT_LIMIT).await();
+    assertFalse(page(reading).hit(), "a fill stamped before the write is never served");
+    assertCached(cached, List.of(row(cached, 100), row(cached, post)));
+    // and a fill with the current stamp lands
+    Lookup<FeedPage.Body> again = page(reading);
+    cache.put(reading, again.stamp(), List.of(row(reading, post)), FeedPage.DEFAULT_LIMIT).await();
+    assertTrue(page(reading).hit());
+  }
+
+  private static long friend() {
+    return ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+  }
+
+  // a post of its own (the retraction markers outlive a test): the same instant, another node each time
+  private static OutboundPostedEvent post(long at) {
+    return new OutboundPostedEvent(TimeUuidsForTests.at(at, ThreadLocalRandom.current().nextLong()), POSTER,
+        "post at " + at,
+        "a story with \"quotes\", a | bar\nand a newline", System.currentTimeMillis());
+  }
+
+  private static InboundItem row(long friend, long at) {
+    return new InboundItem(friend, TimeUuidsForTests.at(at, at), POSTER, "2026-11-28T12:00:00Z", "row " + at, "s");
+  }
+
+  private static InboundItem row(long friend, OutboundPostedEvent post) {
+    return new InboundItem(friend, post.eventId(), post.participantId(), post.givenOccurred(), post.subject(),
+        post.story());
+  }
+
+  // what a reader does on a miss: the rows Cassandra would give (limit + 1 at most), stamped with the miss
+  private static void fill(long friend, List<InboundItem> rows) {
+    Lookup<FeedPage.Body> miss = page(friend);
+    assertFalse(miss.hit());
+    cache.put(friend, miss.stamp(), newestFirst(rows), FeedPage.DEFAULT_LIMIT).await();
+    assertCached(friend, rows);
+  }
+
+  private static Lookup<FeedPage.Body> page(long friend) {
+    return cache.get(friend).await();
+  }
+
+  // the cached page must be what InboundHandler sends for these rows read from Cassandra
+  private static FeedPage.Body assertCached(long friend, List<InboundItem> rows) {
+    Lookup<FeedPage.Body> lookup = page(friend);
+    assertTrue(lookup.hit(), "cached");
+    assertEquals(FeedPage.render(newestFirst(rows), FeedPage.DEFAULT_LIMIT), lookup.value());
+    return lookup.value();
+  }
+
+  private static List<InboundItem> newestFirst(List<InboundItem> rows) {
+    return rows.stream().sorted(Comparator.comparing((InboundItem r) -> FeedCache.orderKey(r.occurred())).reversed())
+        .limit(FeedPage.DEFAULT_LIMIT + 1).toList();
+  }
+}
