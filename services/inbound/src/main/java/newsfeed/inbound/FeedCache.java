@@ -88,7 +88,7 @@ public final class FeedCache {
     }
     return redis.batch("get", List.of(Request.cmd(Command.GET).arg(generationKey(participantId)),
         Request.cmd(Command.ZRANGE).arg(key(participantId)).arg(0).arg(-1).arg("REV"))).map(answers -> {
-          Lookup<FeedPage.Body> lookup = lookup(string(answers.get(0)), members(answers.get(1)),
+          Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)), members(answers.get(1)),
               FeedPage.DEFAULT_LIMIT);
           generations.count(lookup.hit());
           return lookup;
@@ -104,7 +104,7 @@ public final class FeedCache {
    * stamp member is the current generation and rows follow it.
    */
   static Lookup<FeedPage.Body> lookup(String generation, List<String> members, int limit) {
-    String current = generation == null ? StampedCache.NO_GENERATION : generation;
+    String current = StampedCache.current(generation);
     if (members.size() >= 2 && members.get(0).equals(STAMP + current)) {
       FeedPage.Body page = decode(members.subList(1, members.size()), limit);
       if (page != null) {
@@ -178,10 +178,8 @@ public final class FeedCache {
       for (int i = 0; i < ids.size(); i++) {
         long id = ids.get(i);
         String generation = StampedCache.newGeneration();
-        transaction.add(Request.cmd(Command.SET).arg(generationKey(id)).arg(generation).arg("EX")
-            .arg(generations.generationTtlSeconds()));
-        String current = generationsNow.get(1 + i) == null ? StampedCache.NO_GENERATION
-            : generationsNow.get(1 + i).toString();
+        transaction.add(generations.setGeneration(id, generation));
+        String current = StampedCache.current(RedisStore.string(generationsNow.get(1 + i)));
         List<String> stamp = members(answers.get(2 + i));
         if (retracted || stamp.size() != 1 || !stamp.get(0).equals(STAMP + current)) {
           transaction.add(Request.cmd(Command.DEL).arg(key(id)));
@@ -270,9 +268,5 @@ public final class FeedCache {
       r.forEach(m -> members.add(m.toString()));
     }
     return members;
-  }
-
-  private static String string(Response r) {
-    return r == null ? null : r.toString();
   }
 }

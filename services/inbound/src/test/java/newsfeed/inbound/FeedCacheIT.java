@@ -8,9 +8,10 @@ import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.http.FeedPage;
 import newsfeed.common.redis.RedisConfig;
 import newsfeed.common.redis.RedisStore;
-import newsfeed.common.redis.StampedCache;
 import newsfeed.common.redis.StampedCache.Lookup;
+import newsfeed.common.redis.StampedCache;
 import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -130,13 +131,13 @@ class FeedCacheIT {
 
   // a post of its own (the retraction markers outlive a test): the same instant, another node each time
   private static OutboundPostedEvent post(long at) {
-    return new OutboundPostedEvent(TimeUuidsForTests.at(at, ThreadLocalRandom.current().nextLong()), POSTER,
+    return new OutboundPostedEvent(TestEvents.timeUuidAt(at, ThreadLocalRandom.current().nextLong()), POSTER,
         "post at " + at,
         "a story with \"quotes\", a | bar\nand a newline", System.currentTimeMillis());
   }
 
   private static InboundItem row(long friend, long at) {
-    return new InboundItem(friend, TimeUuidsForTests.at(at, at), POSTER, "2026-11-28T12:00:00Z", "row " + at, "s");
+    return new InboundItem(friend, TestEvents.timeUuidAt(at, at), POSTER, "2026-11-28T12:00:00Z", "row " + at, "s");
   }
 
   private static InboundItem row(long friend, OutboundPostedEvent post) {

@@ -3,6 +3,7 @@ package newsfeed.inbound;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import newsfeed.common.http.FeedPage;
 import newsfeed.common.redis.StampedCache;
+import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -45,8 +46,8 @@ class FeedCacheTest {
 
   @Test
   void theOrderKeySortsByTimestampThenByTheOtherBytesAsSignedBytes() {
-    UUID early = TimeUuidsForTests.at(99_999, 0x3FFF_FFFF_FFFF_FFFFL);
-    UUID late = TimeUuidsForTests.at(100_000, 1);
+    UUID early = TestEvents.timeUuidAt(99_999, 0x3FFF_FFFF_FFFF_FFFFL);
+    UUID late = TestEvents.timeUuidAt(100_000, 1);
     assertEquals(FeedCache.ORDER_KEY_LENGTH, FeedCache.orderKey(early).length());
     assertTrue(FeedCache.orderKey(early).compareTo(FeedCache.orderKey(late)) < 0);
     // the same instant: a byte 0x80 and up is negative, so it sorts before 0x00..0x7f
@@ -66,7 +67,7 @@ class FeedCacheTest {
   }
 
   static InboundItem row(long timestamp, String subject, String story) {
-    return new InboundItem(42, TimeUuidsForTests.at(timestamp, timestamp), 7, null, subject, story);
+    return new InboundItem(42, TestEvents.timeUuidAt(timestamp, timestamp), 7, null, subject, story);
   }
 
   @Test

@@ -73,10 +73,10 @@ class InboundRepositoryIT {
     long instant = now.timestamp();
     // posts of one 100-ns instant (their order rests on the other bytes: signed, bytes 0x80.. first) and around it
     List<UUID> ids =
-        new ArrayList<>(List.of(TimeUuidsForTests.at(instant - 1, 5), TimeUuidsForTests.at(instant + 1, 5)));
+        new ArrayList<>(List.of(TestEvents.timeUuidAt(instant - 1, 5), TestEvents.timeUuidAt(instant + 1, 5)));
     for (long rest : new long[] {0x8000000000000001L, 0x80000000000000FFL, 0x8000000000000080L, 0x807F000000000000L,
         0x8080000000000000L, 0xBFFFFFFFFFFFFFFFL, 0x8000000000007F00L}) {
-      ids.add(new UUID(TimeUuidsForTests.at(instant, 0).getMostSignificantBits(), rest));
+      ids.add(new UUID(TestEvents.timeUuidAt(instant, 0).getMostSignificantBits(), rest));
     }
     for (UUID id : ids) {
       cassandra.repository().insert(reader, new OutboundPostedEvent(id, poster, id.toString(), "s", 0)).await();

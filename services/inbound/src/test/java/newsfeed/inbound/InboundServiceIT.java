@@ -2,9 +2,10 @@ package newsfeed.inbound;
 
 import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.events.OutboundRetractedEvent;
-import newsfeed.common.testing.SocialGraphApi;
+import newsfeed.common.redis.RedisStore;
 import newsfeed.common.testing.ConsumerHealth;
 import newsfeed.common.testing.ConsumerOnStack;
+import newsfeed.common.testing.SocialGraphApi;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 
@@ -247,7 +248,7 @@ class InboundServiceIT {
     // a hit is served from Redis as it stands: replace the page (same stamp, 21 rows) and see it come back
     List<InboundItem> marked = new ArrayList<>();
     for (int i = 21; i >= 1; i--) {
-      marked.add(new InboundItem(reader, TimeUuidsForTests.at(i, 1), poster, null, "from the cache " + i, "s"));
+      marked.add(new InboundItem(reader, TestEvents.timeUuidAt(i, 1), poster, null, "from the cache " + i, "s"));
     }
     replacePage(key, stamp, marked);
     HttpResponse<Buffer> hit = get("/participant/" + reader + "/inbound");
@@ -322,8 +323,7 @@ class InboundServiceIT {
   }
 
   private static String redisGet(String key) {
-    Response r = redisCall(Request.cmd(Command.GET).arg(key));
-    return r == null ? null : r.toString();
+    return RedisStore.string(redisCall(Request.cmd(Command.GET).arg(key)));
   }
 
   private static JsonArray inbound(long participant, String query) {

@@ -6,10 +6,10 @@ import io.vertx.pgclient.PgConnectOptions;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
-import io.vertx.redis.client.Response;
 import io.vertx.sqlclient.Pool;
 import io.vertx.sqlclient.Row;
 import io.vertx.sqlclient.Tuple;
+import newsfeed.common.redis.RedisStore;
 import newsfeed.common.testing.StackEnv;
 
 import java.util.ArrayList;
@@ -40,8 +40,7 @@ final class Stores implements AutoCloseable {
 
   /** A Redis value as a string, null when the key does not exist. */
   String redisGet(String key) {
-    Response r = redis.send(Request.cmd(Command.GET).arg(key)).await();
-    return r == null ? null : r.toString();
+    return RedisStore.string(redis.send(Request.cmd(Command.GET).arg(key)).await());
   }
 
   /**

@@ -67,6 +67,11 @@ public final class RedisStore {
     return redis.close();
   }
 
+  /** A reply as a string, null for Redis' nil (a key that does not exist). */
+  public static String string(Response reply) {
+    return reply == null ? null : reply.toString();
+  }
+
   private <T> Future<T> call(String operation, Supplier<Future<T>> command) {
     Timer[] t = timers.computeIfAbsent(operation, op -> new Timer[] {
         StoreTimers.timer(registry, "redis", op, "success"), StoreTimers.timer(registry, "redis", op, "error")});

@@ -6,7 +6,6 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
-import io.vertx.redis.client.Response;
 import newsfeed.common.logging.RateLimitedLog;
 import org.slf4j.LoggerFactory;
 
@@ -110,7 +109,7 @@ public final class StampedCache {
       return Future.succeededFuture(Lookup.bypass());
     }
     return redis.send("get", Request.cmd(Command.MGET).arg(valueKey(id)).arg(generationKey(id))).map(r -> {
-      Lookup<T> lookup = lookup(string(r.get(0)), string(r.get(1)), decode);
+      Lookup<T> lookup = lookup(RedisStore.string(r.get(0)), RedisStore.string(r.get(1)), decode);
       (lookup.hit() ? hits : misses).increment();
       return lookup;
     }).recover(err -> {
@@ -122,7 +121,7 @@ public final class StampedCache {
 
   /** Decides hit or miss from the cached value and the current generation (pure: unit-tested). */
   public static <T> Lookup<T> lookup(String cached, String generation, Function<String, T> decode) {
-    String current = generation == null ? NO_GENERATION : generation;
+    String current = current(generation);
     if (cached != null) {
       int bar = cached.indexOf('|');
       if (bar > 0 && cached.substring(0, bar).equals(current)) {
@@ -166,9 +165,17 @@ public final class StampedCache {
     return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
   }
 
-  /** How long a generation lives: longer than any value stamped before it (TTL + the slowest fill). */
-  public long generationTtlSeconds() {
-    return generationTtlSeconds;
+  /** The stamp of a current value, from the generation key's value (null when there is none yet). */
+  public static String current(String generation) {
+    return generation == null ? NO_GENERATION : generation;
+  }
+
+  /**
+   * Sets id's generation to {@code generation} for longer than any value stamped before it lives (TTL + the slowest
+   * fill): a write's part of an invalidation, for callers that send it themselves.
+   */
+  public Request setGeneration(long id, String generation) {
+    return Request.cmd(Command.SET).arg(generationKey(id)).arg(generation).arg("EX").arg(generationTtlSeconds);
   }
 
   public long ttlSeconds() {
@@ -211,8 +218,7 @@ public final class StampedCache {
     List<Request> requests = new ArrayList<>(ids.size() + 1);
     Request delete = Request.cmd(Command.DEL);
     for (long id : ids) {
-      requests.add(Request.cmd(Command.SET).arg(generationKey(id)).arg(newGeneration()).arg("EX")
-          .arg(generationTtlSeconds));
+      requests.add(setGeneration(id, newGeneration()));
       delete.arg(valueKey(id));
     }
     requests.add(delete);
@@ -277,9 +283,5 @@ public final class StampedCache {
     Counter.builder("newsfeed.cache.errors").tag("cache", cache).tag("operation", operation)
         .register(registry).increment();
     log.warn(cache + "-" + operation, "cache " + cache + " " + operation + " failed, serving from the store", err);
-  }
-
-  private static String string(Response r) {
-    return r == null ? null : r.toString();
   }
 }

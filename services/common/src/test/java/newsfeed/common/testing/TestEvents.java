@@ -125,10 +125,17 @@ public final class TestEvents implements AutoCloseable {
 
   /** A version-1 UUID for "now" with a random node, like Cassandra's now(). */
   public static UUID timeUuid() {
-    long ts = System.currentTimeMillis() * 10_000 + UUID_EPOCH_OFFSET + RANDOM.nextInt(10_000);
-    long msb = (ts << 32) | ((ts >>> 16) & 0xFFFF0000L) | 0x1000L | ((ts >>> 48) & 0x0FFFL);
-    long lsb = (RANDOM.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
-    return new UUID(msb, lsb);
+    return timeUuidAt(System.currentTimeMillis() * 10_000 + UUID_EPOCH_OFFSET + RANDOM.nextInt(10_000),
+        RANDOM.nextLong());
+  }
+
+  /**
+   * A version-1 UUID at a chosen 100-ns timestamp (counted from 1582, as UUID.timestamp() gives it) whose clock
+   * sequence and node are the low 62 bits of {@code node}: two posts of one instant, or rows in a known order.
+   */
+  public static UUID timeUuidAt(long timestamp, long node) {
+    long msb = (timestamp << 32) | ((timestamp >>> 16) & 0xFFFF0000L) | 0x1000L | ((timestamp >>> 48) & 0x0FFFL);
+    return new UUID(msb, 0x8000000000000000L | (node & 0x3FFFFFFFFFFFFFFFL));
   }
 
   /** A random word that appears in no other test's posts. */
