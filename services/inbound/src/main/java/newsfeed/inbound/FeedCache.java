@@ -7,6 +7,7 @@ import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.core.Vertx;
 import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.http.FeedCursor;
 import newsfeed.common.http.FeedPage;
@@ -14,6 +15,7 @@ import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache;
 import newsfeed.common.redis.StampedCache.Lookup;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -24,30 +26,31 @@ import java.util.UUID;
  * fan-out, after writing a friend's row, adds the post to that friend's cached page, so a feed that is written to
  * stays cached. Off ({@link #off()}) when INBOUND_CACHE_TTL_SECONDS is 0.
  *
- * <p>A page is a sorted set whose members all score 0, so Redis orders them by their bytes: one member per row,
- * {@link #orderKey} (which sorts as Cassandra sorts the rows' timeuuids), the row's cursor and its JSON, separated
- * by spaces; and a stamp member, "~" and the generation it was written under, which sorts above every row. It holds
- * the newest {@code limit + 1} rows of the feed, or all of them when there are fewer: the one past the page says
- * that more follow. Adding a post is a ZADD and a ZREMRANGEBYRANK that drops the oldest row past {@code limit + 1}:
- * a few hundred bytes per friend, whatever the page holds.
+ * <p>A page is a sorted set: one member per row, {@link #orderKey} (which sorts as Cassandra sorts the rows'
+ * timeuuids), the row's cursor and its JSON, separated by spaces, all scored 0, so Redis orders them by their bytes;
+ * and the stamp member "~", which sorts above every row and whose score is the feed's write count when the page
+ * was read from Cassandra, plus the writes added to it since. It holds the newest {@code limit + 1} rows of the
+ * feed, or all of them when there are fewer: the one past the page says that more follow.
  *
- * <p>The rules are a {@link StampedCache}'s (whose generation keys, invalidations and their retries this shares):
- * a reader fills a page stamped with the generation it saw before reading Cassandra, and a page whose stamp is not
- * the current generation is a miss. Fan-out updates the pages of a write request's friends in one optimistic
- * transaction: WATCH their pages and generations, read each page's stamp, then MULTI: a new generation per friend,
- * and a current page gets the row and the new stamp, any other is dropped; EXEC. A write, a fill or an expiry in
- * between makes EXEC fail, and the transaction runs again on what is there now ({@link #UPDATE_ATTEMPTS} times,
- * then the pages are dropped). A page keeps the expiry of its fill: it lives at most the TTL after it was read from
- * Cassandra. A retraction marks its post for a generation's lifetime and drops the friends' pages, so the post,
- * fanned out again or late (a redelivery, the two in one batch), is never added back.
+ * <p>Each feed's writes are counted in its generation key (a {@link StampedCache#counted} cache, whose
+ * invalidations and their retries this shares): a page is current when its stamp equals the count. A reader fills a
+ * page stamped with the count it saw before reading Cassandra. Fan-out adds a post to a friend's page in one
+ * MULTI/EXEC that counts the write, adds the row, raises the stamp by one only if the page has one (ZADD XX INCR)
+ * and drops the oldest row past {@code limit + 1}: a current page stays current with the post in it; a fill read
+ * before the write lands with a stamp one short, and a page that was not cached gets no stamp: neither is ever
+ * served. No read of the pages and no WATCH on them: writes to one feed commute (a row is added once, however often
+ * a post is fanned out), so concurrent writers and readers never make a write run again. A page keeps the expiry of
+ * its fill (EXPIRE NX): it lives at most the TTL after it was read from Cassandra. A retraction marks its post for
+ * a generation's lifetime, then counts a write and drops the friends' pages; fan-out WATCHes the post's marker
+ * only, so a post fanned out again or late (a redelivery, the two in one batch) is never added back.
  */
 public final class FeedCache {
-  static final String PREFIX = "ib:v2:page";
-  static final String RETRACTED_PREFIX = "ib:v2:retracted:";
+  static final String PREFIX = "ib:v3:page";
+  static final String RETRACTED_PREFIX = "ib:v3:retracted:";
   /** Characters of {@link #orderKey}: 19 digits of the timestamp, 16 hex digits of the rest. */
   static final int ORDER_KEY_LENGTH = 35;
   static final String STAMP = "~";
-  /** Runs of an update transaction before its pages are dropped instead: other writes came in between. */
+  /** Runs of an update transaction before its pages are dropped instead: a retraction of the post came between. */
   static final int UPDATE_ATTEMPTS = 3;
 
   private final StampedCache generations;
@@ -62,7 +65,12 @@ public final class FeedCache {
     this.updatesConflicted = registry == null ? null : updates(registry, "conflict");
   }
 
-  // update transactions: applied, or run again (or given up) after another write came in between
+  /** The cache of these pages: write counts as generations, under {@link #PREFIX}. */
+  static FeedCache create(Vertx vertx, RedisStore redis, Duration ttl, MeterRegistry registry) {
+    return new FeedCache(StampedCache.counted(vertx, redis, "inbound", PREFIX, ttl, registry), redis, registry);
+  }
+
+  // update transactions: applied, or run again (or given up) after a retraction of the post came in between
   private static Counter updates(MeterRegistry registry, String result) {
     return Counter.builder("newsfeed.cache.updates").tag("cache", "inbound").tag("result", result)
         .register(registry);
@@ -86,10 +94,13 @@ public final class FeedCache {
       generations.count(false);
       return Future.succeededFuture(Lookup.bypass());
     }
+    String key = key(participantId);
     return redis.batch("get", List.of(Request.cmd(Command.GET).arg(generationKey(participantId)),
-        Request.cmd(Command.ZRANGE).arg(key(participantId)).arg(0).arg(-1).arg("REV"))).map(answers -> {
-          Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)), members(answers.get(1)),
-              FeedPage.DEFAULT_LIMIT);
+        Request.cmd(Command.ZSCORE).arg(key).arg(STAMP), Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1)
+            .arg("REV")))
+        .map(answers -> {
+          Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)),
+              RedisStore.string(answers.get(1)), members(answers.get(2)), FeedPage.DEFAULT_LIMIT);
           generations.count(lookup.hit());
           return lookup;
         }).recover(err -> {
@@ -100,30 +111,45 @@ public final class FeedCache {
   }
 
   /**
-   * Hit or miss from the generation and the page's members, highest first (pure: unit-tested): a hit when the
-   * stamp member is the current generation and rows follow it.
+   * Hit or miss from the write count, the page's stamp and its members, highest first (pure: unit-tested): a hit
+   * when the stamp equals the count and rows follow it; a miss to fill stamped with the count; a bypass when the
+   * count is unreadable.
    */
-  static Lookup<FeedPage.Body> lookup(String generation, List<String> members, int limit) {
-    String current = StampedCache.current(generation);
-    if (members.size() >= 2 && members.get(0).equals(STAMP + current)) {
+  static Lookup<FeedPage.Body> lookup(String count, String stamp, List<String> members, int limit) {
+    long current;
+    try {
+      current = count == null ? 0 : Long.parseLong(count);
+    } catch (NumberFormatException e) {
+      return Lookup.bypass();
+    }
+    if (stamp != null && members.size() >= 2 && members.get(0).equals(STAMP) && score(stamp) == current) {
       FeedPage.Body page = decode(members.subList(1, members.size()), limit);
       if (page != null) {
         return new Lookup<>(page, null);
       }
     }
-    return new Lookup<>(null, current);
+    return new Lookup<>(null, Long.toString(current));
+  }
+
+  // a sorted set's score as RESP2 ("5") or RESP3 ("5.0") gives it; never equal to a count when unreadable
+  private static long score(String score) {
+    try {
+      return (long) Double.parseDouble(score);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
   }
 
   /**
    * Caches the first page read from Cassandra after the miss that gave {@code stamp}: up to {@code limit + 1} rows,
-   * replacing whatever is there (a fill from before a write is stamped with an older generation: never served).
+   * replacing whatever is there (a fill from before a write is stamped one short of the count: never served).
    */
   Future<Void> put(long participantId, String stamp, List<InboundItem> rows, int limit) {
     if (generations == null || stamp == null || rows.isEmpty() || generations.bypasses(participantId)) {
       return Future.succeededFuture();
     }
     String key = key(participantId);
-    Request add = Request.cmd(Command.ZADD).arg(key).arg(0).arg(STAMP + stamp);
+    Request add = Request.cmd(Command.ZADD).arg(key).arg(stamp).arg(STAMP);
     for (InboundItem row : rows.subList(0, Math.min(rows.size(), limit + 1))) {
       add.arg(0).arg(member(row));
     }
@@ -157,48 +183,37 @@ public final class FeedCache {
     return dropped.isEmpty() ? update : update.compose(v -> generations.invalidate(dropped));
   }
 
-  // true when a transaction ran; false when another write came in between every time (nothing was written then)
+  // true when a transaction ran; false when the post's marker changed every time (nothing was written then)
   private Future<Boolean> addRow(RedisConnection conn, List<Long> ids, OutboundPostedEvent event, int attempts) {
     String marker = retractedKey(event.eventId());
-    Request watch = Request.cmd(Command.WATCH).arg(marker);
-    Request read = Request.cmd(Command.MGET).arg(marker);
-    List<Request> reads = new ArrayList<>(ids.size() + 2);
-    reads.add(watch);
-    reads.add(read);
-    for (long id : ids) {
-      watch.arg(key(id)).arg(generationKey(id));
-      read.arg(generationKey(id));
-      reads.add(Request.cmd(Command.ZRANGE).arg(key(id)).arg(-1).arg(-1));   // the stamp: the highest member
-    }
-    return conn.batch(reads).compose(answers -> {
-      Response generationsNow = answers.get(1);
-      boolean retracted = generationsNow.get(0) != null;
-      List<Request> transaction = new ArrayList<>(4 * ids.size() + 2);
-      transaction.add(Request.cmd(Command.MULTI));
-      for (int i = 0; i < ids.size(); i++) {
-        long id = ids.get(i);
-        String generation = StampedCache.newGeneration();
-        transaction.add(generations.setGeneration(id, generation));
-        String current = StampedCache.current(RedisStore.string(generationsNow.get(1 + i)));
-        List<String> stamp = members(answers.get(2 + i));
-        if (retracted || stamp.size() != 1 || !stamp.get(0).equals(STAMP + current)) {
-          transaction.add(Request.cmd(Command.DEL).arg(key(id)));
-          continue;
-        }
-        transaction.add(Request.cmd(Command.ZREM).arg(key(id)).arg(stamp.get(0)));
-        transaction.add(Request.cmd(Command.ZADD).arg(key(id)).arg(0).arg(STAMP + generation).arg(0)
-            .arg(member(new InboundItem(id, event.eventId(), event.participantId(), event.givenOccurred(),
-                event.subject(), event.story()))));
-        // the stamp and limit + 1 rows stay: the oldest beyond them (maybe the new row itself) leaves
-        transaction.add(Request.cmd(Command.ZREMRANGEBYRANK).arg(key(id)).arg(0).arg(-(FeedPage.DEFAULT_LIMIT + 3)));
-      }
-      transaction.add(Request.cmd(Command.EXEC));
-      return conn.batch(transaction).compose(results -> {
-        boolean ran = results.get(results.size() - 1) != null;
-        (ran ? updatesApplied : updatesConflicted).increment();
-        return ran || attempts == 1 ? Future.succeededFuture(ran) : addRow(conn, ids, event, attempts - 1);
-      });
-    });
+    return conn.batch(List.of(Request.cmd(Command.WATCH).arg(marker), Request.cmd(Command.GET).arg(marker)))
+        .compose(answers -> {
+          boolean retracted = answers.get(1) != null;
+          List<Request> transaction = new ArrayList<>(6 * ids.size() + 2);
+          transaction.add(Request.cmd(Command.MULTI));
+          for (long id : ids) {
+            String key = key(id);
+            transaction.addAll(generations.nextGeneration(id));
+            if (retracted) {
+              transaction.add(Request.cmd(Command.DEL).arg(key));
+              continue;
+            }
+            transaction.add(Request.cmd(Command.ZADD).arg(key).arg(0).arg(member(new InboundItem(id, event.eventId(),
+                event.participantId(), event.givenOccurred(), event.subject(), event.story()))));
+            // the stamp counts the write only on a page that has one: a page that was not cached stays unstamped
+            transaction.add(Request.cmd(Command.ZADD).arg(key).arg("XX").arg("INCR").arg(1).arg(STAMP));
+            // the stamp and limit + 1 rows stay: the oldest beyond them (maybe the new row itself) leaves
+            transaction.add(Request.cmd(Command.ZREMRANGEBYRANK).arg(key).arg(0).arg(-(FeedPage.DEFAULT_LIMIT + 3)));
+            // a row added to no page: expires like a page (a page keeps the expiry of its fill)
+            transaction.add(Request.cmd(Command.EXPIRE).arg(key).arg(generations.ttlSeconds()).arg("NX"));
+          }
+          transaction.add(Request.cmd(Command.EXEC));
+          return conn.batch(transaction);
+        }).compose(results -> {
+          boolean ran = results.get(results.size() - 1) != null;
+          (ran ? updatesApplied : updatesConflicted).increment();
+          return ran || attempts == 1 ? Future.succeededFuture(ran) : addRow(conn, ids, event, attempts - 1);
+        });
   }
 
   /** Marks a retracted post so that no fan-out of it is added to a page for a while. Never fails. */

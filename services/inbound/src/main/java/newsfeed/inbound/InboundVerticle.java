@@ -8,7 +8,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
 import newsfeed.common.redis.RedisStore;
-import newsfeed.common.redis.StampedCache;
 import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.kafka.ConsumingServer;
@@ -45,8 +44,7 @@ public final class InboundVerticle extends VerticleBase {
       cache = FeedCache.off();
     } else {
       redis = RedisStore.create(vertx, config.redis(), registry);
-      cache = new FeedCache(new StampedCache(vertx, redis, "inbound", FeedCache.PREFIX, config.cacheTtl(), registry),
-          redis, registry);
+      cache = FeedCache.create(vertx, redis, config.cacheTtl(), registry);
     }
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, cache, registry,

@@ -1,6 +1,7 @@
 package newsfeed.inbound;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Redis;
 import newsfeed.common.config.Env;
@@ -9,7 +10,6 @@ import newsfeed.common.http.FeedPage;
 import newsfeed.common.redis.RedisConfig;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache.Lookup;
-import newsfeed.common.redis.StampedCache;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.AfterAll;
@@ -18,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -48,8 +49,7 @@ class FeedCacheIT {
     redis = Redis.createClient(vertx, config.options());
     RedisStore store = new RedisStore(redis, new SimpleMeterRegistry(), 2_000);
     // the service's keys: the friends are random ids no other test uses
-    cache = new FeedCache(new StampedCache(vertx, store, "inbound", FeedCache.PREFIX, Duration.ofSeconds(60),
-        new SimpleMeterRegistry()), store, new SimpleMeterRegistry());
+    cache = FeedCache.create(vertx, store, Duration.ofSeconds(60), new SimpleMeterRegistry());
   }
 
   @AfterAll
@@ -123,6 +123,50 @@ class FeedCacheIT {
     Lookup<FeedPage.Body> again = page(reading);
     cache.put(reading, again.stamp(), List.of(row(reading, post)), FeedPage.DEFAULT_LIMIT).await();
     assertTrue(page(reading).hit());
+  }
+
+  @Test
+  void postsFannedOutAtOnceToTheSameFriendsAllLandWithoutRunningAgain() {
+    List<Long> friends = LongStream.range(0, 5).map(i -> friend()).boxed().toList();
+    Map<Long, List<InboundItem>> feeds = new HashMap<>();
+    for (long friend : friends) {
+      feeds.put(friend, new ArrayList<>(List.of(row(friend, 100))));
+      fill(friend, feeds.get(friend));
+    }
+    List<Future<Void>> inserts = new ArrayList<>();
+    for (long at = 200; at < 1_200; at += 100) {
+      OutboundPostedEvent post = post(at);
+      friends.forEach(friend -> feeds.get(friend).add(row(friend, post)));
+      inserts.add(cache.insert(friends, post));   // all in flight together, as fan-out sends a batch's posts
+    }
+    Future.all(inserts).await();
+    friends.forEach(friend -> assertCached(friend, feeds.get(friend)));
+  }
+
+  @Test
+  void aPostToAFeedThatIsNotCachedLeavesNothingServedAndTheNextFillIsCurrent() {
+    long friend = friend();
+    OutboundPostedEvent post = post(700);
+    cache.insert(List.of(friend), post).await();
+    assertFalse(page(friend).hit(), "a row without a page is never served");
+    fill(friend, List.of(row(friend, 100), row(friend, post)));
+    OutboundPostedEvent next = post(800);
+    cache.insert(List.of(friend), next).await();
+    assertCached(friend, List.of(row(friend, 100), row(friend, post), row(friend, next)));
+  }
+
+  @Test
+  void anInvalidatedPageIsNeverServedNorAFillReadBeforeTheInvalidation() {
+    long friend = friend();
+    fill(friend, List.of(row(friend, 100)));
+    Lookup<FeedPage.Body> hit = page(friend);
+    assertTrue(hit.hit());
+    long other = friend();
+    Lookup<FeedPage.Body> miss = page(other);
+    cache.invalidate(List.of(friend, other)).await();
+    assertFalse(page(friend).hit(), "dropped");
+    cache.put(other, miss.stamp(), List.of(row(other, 100)), FeedPage.DEFAULT_LIMIT).await();
+    assertFalse(page(other).hit(), "a fill read before the invalidation is never served");
   }
 
   private static long friend() {

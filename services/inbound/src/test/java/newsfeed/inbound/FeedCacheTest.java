@@ -2,7 +2,6 @@ package newsfeed.inbound;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import newsfeed.common.http.FeedPage;
-import newsfeed.common.redis.StampedCache;
 import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.Test;
 
@@ -33,15 +32,18 @@ class FeedCacheTest {
   }
 
   @Test
-  void aPageIsAHitOnlyUnderTheCurrentGenerationsStamp() {
-    List<String> page = List.of(FeedCache.STAMP + "g1", FeedCache.member(row(300, "a", "s")));
-    assertTrue(FeedCache.lookup("g1", page, 20).hit());
-    assertEquals("g2", FeedCache.lookup("g2", page, 20).stamp(), "a write since: a miss stamped g2");
-    assertEquals(StampedCache.NO_GENERATION, FeedCache.lookup(null, page, 20).stamp());
-    assertTrue(FeedCache.lookup(null, List.of(FeedCache.STAMP + "-", page.get(1)), 20).hit(), "never written yet");
-    assertFalse(FeedCache.lookup("g1", page.subList(0, 1), 20).hit(), "no rows");
-    assertFalse(FeedCache.lookup("g1", List.of(), 20).hit(), "nothing cached");
-    assertFalse(FeedCache.lookup("g1", List.of(FeedCache.STAMP + "g1", "0 x {}"), 20).hit(), "unreadable");
+  void aPageIsAHitOnlyWhenItsStampEqualsTheWriteCount() {
+    List<String> page = List.of(FeedCache.STAMP, FeedCache.member(row(300, "a", "s")));
+    assertTrue(FeedCache.lookup("7", "7", page, 20).hit());
+    assertTrue(FeedCache.lookup("7", "7.0", page, 20).hit(), "a score as RESP3 gives it");
+    assertEquals("8", FeedCache.lookup("8", "7", page, 20).stamp(), "a write the page missed: a miss stamped 8");
+    assertEquals("0", FeedCache.lookup(null, "7", page, 20).stamp(), "no count yet is 0");
+    assertTrue(FeedCache.lookup(null, "0", page, 20).hit(), "never written yet");
+    assertFalse(FeedCache.lookup("7", null, page.subList(1, 2), 20).hit(), "rows without a stamp");
+    assertFalse(FeedCache.lookup("7", "7", page.subList(0, 1), 20).hit(), "no rows");
+    assertFalse(FeedCache.lookup("7", null, List.of(), 20).hit(), "nothing cached");
+    assertFalse(FeedCache.lookup("7", "7", List.of(FeedCache.STAMP, "0 x {}"), 20).hit(), "unreadable");
+    assertNull(FeedCache.lookup("g1", "7", page, 20).stamp(), "an unreadable count: no fill");
   }
 
   @Test
@@ -72,13 +74,13 @@ class FeedCacheTest {
 
   @Test
   void onlyFirstPagesOfTheDefaultSizeAreCovered() {
-    FeedCache cache = new FeedCache(new StampedCache(null, null, "inbound", FeedCache.PREFIX, Duration.ofSeconds(60),
-        new SimpleMeterRegistry()), null, new SimpleMeterRegistry());
+    FeedCache cache = FeedCache.create(null, null, Duration.ofSeconds(60), new SimpleMeterRegistry());
     assertTrue(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, null)));
     assertFalse(cache.covers(new FeedPage.Request(7, 10, null)), "another page size");
     assertFalse(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, CURSOR)), "a later page");
     assertFalse(FeedCache.off().covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, null)), "cache off");
-    assertEquals("ib:v2:page:42", FeedCache.key(42));
+    assertEquals("ib:v3:page:42", FeedCache.key(42));
+    assertEquals("ib:v3:page-gen:42", FeedCache.generationKey(42));
   }
 
   @Test

@@ -23,12 +23,13 @@ import java.util.function.Function;
  * It never fails a request: a Redis error is counted (newsfeed_cache_errors_total{cache}), logged (rate-limited)
  * and treated as a miss, and the store of record answers instead.
  *
- * <p>A write can never be undone by a slow reader: each write sets a fresh random generation key per id (and
- * deletes the value) after the store of record has the write; a reader reads value and generation together (MGET)
- * and fills the value stamped with the generation it saw before reading the store, and a value whose stamp differs
- * from the current generation is a miss. Invalidations that cannot reach Redis are retried every {@link #RETRY_MS}
- * until they do, and until then this instance reads those ids from the store only. (Other instances may serve such
- * a value from the cache until the retry succeeds, i.e. for a Redis outage's tail; the TTL bounds everything else.)
+ * <p>A write can never be undone by a slow reader: each write sets a fresh generation key per id, random or, in a
+ * {@link #counted} cache, the count of writes (and deletes the value) after the store of record has the write; a
+ * reader reads value and generation together (MGET) and fills the value stamped with the generation it saw before
+ * reading the store, and a value whose stamp differs from the current generation is a miss. Invalidations that
+ * cannot reach Redis are retried every {@link #RETRY_MS} until they do, and until then this instance reads those ids
+ * from the store only. (Other instances may serve such a value from the cache until the retry succeeds, i.e. for a
+ * Redis outage's tail; the TTL bounds everything else.)
  */
 public final class StampedCache {
   public static final String NO_GENERATION = "-";
@@ -53,6 +54,7 @@ public final class StampedCache {
   private final String prefix;
   private final long ttlSeconds;
   private final long generationTtlSeconds;
+  private final boolean counted;
   private final MeterRegistry registry;
   private final Counter hits;
   private final Counter misses;
@@ -67,7 +69,13 @@ public final class StampedCache {
    */
   public StampedCache(Vertx vertx, RedisStore redis, String cache, String prefix, Duration ttl,
                       MeterRegistry registry) {
+    this(vertx, redis, cache, prefix, ttl, registry, false);
+  }
+
+  private StampedCache(Vertx vertx, RedisStore redis, String cache, String prefix, Duration ttl,
+                       MeterRegistry registry, boolean counted) {
     this.vertx = vertx;
+    this.counted = counted;
     this.redis = redis;
     this.cache = cache;
     this.prefix = prefix;
@@ -78,6 +86,16 @@ public final class StampedCache {
     this.registry = registry;
     this.hits = requests("hit");
     this.misses = requests("miss");
+  }
+
+  /**
+   * A cache whose generations count the writes (INCR) instead of being random: for callers that apply a write to
+   * a value themselves and count it in the value's stamp, so that the value stays current ({@link #nextGeneration}).
+   * A missing generation counts as 0.
+   */
+  public static StampedCache counted(Vertx vertx, RedisStore redis, String cache, String prefix, Duration ttl,
+                                     MeterRegistry registry) {
+    return new StampedCache(vertx, redis, cache, prefix, ttl, registry, true);
   }
 
   private Counter requests(String result) {
@@ -121,7 +139,7 @@ public final class StampedCache {
 
   /** Decides hit or miss from the cached value and the current generation (pure: unit-tested). */
   public static <T> Lookup<T> lookup(String cached, String generation, Function<String, T> decode) {
-    String current = current(generation);
+    String current = generation == null ? NO_GENERATION : generation;
     if (cached != null) {
       int bar = cached.indexOf('|');
       if (bar > 0 && cached.substring(0, bar).equals(current)) {
@@ -160,22 +178,19 @@ public final class StampedCache {
     (hit ? hits : misses).increment();
   }
 
-  /** A fresh random generation (what {@link #invalidate} sets); for callers that set generations themselves. */
-  public static String newGeneration() {
-    return Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-  }
-
-  /** The stamp of a current value, from the generation key's value (null when there is none yet). */
-  public static String current(String generation) {
-    return generation == null ? NO_GENERATION : generation;
-  }
-
   /**
-   * Sets id's generation to {@code generation} for longer than any value stamped before it lives (TTL + the slowest
-   * fill): a write's part of an invalidation, for callers that send it themselves.
+   * A write's new generation of id (part of {@link #invalidate}, for callers that send it themselves): a random one,
+   * or the count plus one in a {@link #counted} cache; it lives longer than any value stamped before it (TTL + the
+   * slowest fill), so an expired generation never makes an old stamp current again.
    */
-  public Request setGeneration(long id, String generation) {
-    return Request.cmd(Command.SET).arg(generationKey(id)).arg(generation).arg("EX").arg(generationTtlSeconds);
+  public List<Request> nextGeneration(long id) {
+    if (counted) {
+      return List.of(Request.cmd(Command.INCR).arg(generationKey(id)),
+          Request.cmd(Command.EXPIRE).arg(generationKey(id)).arg(generationTtlSeconds));
+    }
+    return List.of(Request.cmd(Command.SET).arg(generationKey(id))
+        .arg(Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)).arg("EX")
+        .arg(generationTtlSeconds));
   }
 
   public long ttlSeconds() {
@@ -215,10 +230,10 @@ public final class StampedCache {
 
   // one round trip: a new generation per id, then one DEL of all their values
   private Future<Void> sendInvalidation(Collection<Long> ids) {
-    List<Request> requests = new ArrayList<>(ids.size() + 1);
+    List<Request> requests = new ArrayList<>(2 * ids.size() + 1);
     Request delete = Request.cmd(Command.DEL);
     for (long id : ids) {
-      requests.add(setGeneration(id, newGeneration()));
+      requests.addAll(nextGeneration(id));
       delete.arg(valueKey(id));
     }
     requests.add(delete);

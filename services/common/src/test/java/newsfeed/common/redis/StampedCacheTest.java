@@ -3,8 +3,14 @@ package newsfeed.common.redis;
 import newsfeed.common.redis.StampedCache.Lookup;
 import org.junit.jupiter.api.Test;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.redis.client.Request;
+
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.function.Function;
 
 import newsfeed.common.config.Env;
@@ -23,6 +29,23 @@ class StampedCacheTest {
   void keysCarryThePrefixAndTheId() {
     assertEquals("x:v1:thing:42", StampedCache.valueKey("x:v1:thing", 42));
     assertEquals("x:v1:thing-gen:42", StampedCache.generationKey("x:v1:thing", 42));
+  }
+
+  @Test
+  void aCountedCacheCountsItsWritesWhereAPlainOneDrawsARandomGeneration() {
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    StampedCache counted = StampedCache.counted(null, null, "c", "x:c", Duration.ofSeconds(60), registry);
+    assertEquals(List.of("incr x:c-gen:42", "expire x:c-gen:42 420"), text(counted.nextGeneration(42)));
+    StampedCache plain = new StampedCache(null, null, "p", "x:p", Duration.ofSeconds(60), registry);
+    List<String> set = text(plain.nextGeneration(42));
+    assertEquals(1, set.size());
+    assertTrue(set.get(0).matches("set x:p-gen:42 [0-9a-z]+ EX 420"), set.get(0));
+  }
+
+  // a request as it goes on the wire (RESP) without the lengths: "incr key"
+  private static List<String> text(List<Request> requests) {
+    return requests.stream().map(r -> Arrays.stream(r.toString().split("\r\n"))
+        .filter(line -> !line.startsWith("*") && !line.startsWith("$")).collect(Collectors.joining(" "))).toList();
   }
 
   @Test
