@@ -7,6 +7,7 @@ import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
 import io.vertx.redis.client.Response;
+import io.vertx.redis.client.ResponseType;
 import io.vertx.core.Vertx;
 import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.http.FeedCursor;
@@ -94,13 +95,14 @@ public final class FeedCache {
       generations.count(false);
       return Future.succeededFuture(Lookup.bypass());
     }
-    String key = key(participantId);
+    // the stamp's score comes with the rows in one command: a fill landing between two reads cannot pair them
     return redis.batch("get", List.of(Request.cmd(Command.GET).arg(generationKey(participantId)),
-        Request.cmd(Command.ZSCORE).arg(key).arg(STAMP), Request.cmd(Command.ZRANGE).arg(key).arg(0).arg(-1)
-            .arg("REV")))
+        Request.cmd(Command.ZRANGE).arg(key(participantId)).arg(0).arg(-1).arg("REV").arg("WITHSCORES")))
         .map(answers -> {
+          List<String[]> scored = scored(answers.get(1));
           Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)),
-              RedisStore.string(answers.get(1)), members(answers.get(2)), FeedPage.DEFAULT_LIMIT);
+              scored.isEmpty() ? null : scored.get(0)[1], scored.stream().map(m -> m[0]).toList(),
+              FeedPage.DEFAULT_LIMIT);
           generations.count(lookup.hit());
           return lookup;
         }).recover(err -> {
@@ -111,18 +113,18 @@ public final class FeedCache {
   }
 
   /**
-   * Hit or miss from the write count, the page's stamp and its members, highest first (pure: unit-tested): a hit
-   * when the stamp equals the count and rows follow it; a miss to fill stamped with the count; a bypass when the
-   * count is unreadable.
+   * Hit or miss from the write count and the page's members, highest first, with the highest one's score (pure:
+   * unit-tested): a hit when that member is the stamp, its score equals the count and rows follow it; a miss to
+   * fill stamped with the count; a bypass when the count is unreadable.
    */
-  static Lookup<FeedPage.Body> lookup(String count, String stamp, List<String> members, int limit) {
+  static Lookup<FeedPage.Body> lookup(String count, String topScore, List<String> members, int limit) {
     long current;
     try {
       current = count == null ? 0 : Long.parseLong(count);
     } catch (NumberFormatException e) {
       return Lookup.bypass();
     }
-    if (stamp != null && members.size() >= 2 && members.get(0).equals(STAMP) && score(stamp) == current) {
+    if (topScore != null && members.size() >= 2 && members.get(0).equals(STAMP) && score(topScore) == current) {
       FeedPage.Body page = decode(members.subList(1, members.size()), limit);
       if (page != null) {
         return new Lookup<>(page, null);
@@ -277,10 +279,15 @@ public final class FeedCache {
     return new FeedPage.Body(json.append(']').toString(), rows.size() > limit ? cursor : null);
   }
 
-  private static List<String> members(Response r) {
-    List<String> members = new ArrayList<>(r == null ? 0 : r.size());
-    if (r != null) {
-      r.forEach(m -> members.add(m.toString()));
+  // members and their scores, as RESP2 (member, score, member, ...) or RESP3 ([member, score] pairs) lists them
+  private static List<String[]> scored(Response r) {
+    List<String[]> members = new ArrayList<>(r == null ? 0 : r.size());
+    if (r != null && r.size() > 0 && r.get(0).type() == ResponseType.MULTI) {
+      r.forEach(pair -> members.add(new String[] {pair.get(0).toString(), pair.get(1).toString()}));
+    } else if (r != null) {
+      for (int i = 0; i + 1 < r.size(); i += 2) {
+        members.add(new String[] {r.get(i).toString(), r.get(i + 1).toString()});
+      }
     }
     return members;
   }

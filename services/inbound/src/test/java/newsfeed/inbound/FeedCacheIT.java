@@ -40,6 +40,7 @@ class FeedCacheIT {
   private static final long POSTER = 7;
   private static Vertx vertx;
   private static Redis redis;
+  private static final SimpleMeterRegistry REGISTRY = new SimpleMeterRegistry();
   private static FeedCache cache;
 
   @BeforeAll
@@ -49,7 +50,7 @@ class FeedCacheIT {
     redis = Redis.createClient(vertx, config.options());
     RedisStore store = new RedisStore(redis, new SimpleMeterRegistry(), 2_000);
     // the service's keys: the friends are random ids no other test uses
-    cache = FeedCache.create(vertx, store, Duration.ofSeconds(60), new SimpleMeterRegistry());
+    cache = FeedCache.create(vertx, store, Duration.ofSeconds(60), REGISTRY);
   }
 
   @AfterAll
@@ -133,6 +134,8 @@ class FeedCacheIT {
       feeds.put(friend, new ArrayList<>(List.of(row(friend, 100))));
       fill(friend, feeds.get(friend));
     }
+    double conflicts = updates("conflict");
+    double applied = updates("applied");
     List<Future<Void>> inserts = new ArrayList<>();
     for (long at = 200; at < 1_200; at += 100) {
       OutboundPostedEvent post = post(at);
@@ -141,6 +144,8 @@ class FeedCacheIT {
     }
     Future.all(inserts).await();
     friends.forEach(friend -> assertCached(friend, feeds.get(friend)));
+    assertEquals(conflicts, updates("conflict"), "no transaction ran again");
+    assertEquals(applied + inserts.size(), updates("applied"));
   }
 
   @Test
@@ -167,6 +172,10 @@ class FeedCacheIT {
     assertFalse(page(friend).hit(), "dropped");
     cache.put(other, miss.stamp(), List.of(row(other, 100)), FeedPage.DEFAULT_LIMIT).await();
     assertFalse(page(other).hit(), "a fill read before the invalidation is never served");
+  }
+
+  private static double updates(String result) {
+    return REGISTRY.counter("newsfeed.cache.updates", "cache", "inbound", "result", result).count();
   }
 
   private static long friend() {

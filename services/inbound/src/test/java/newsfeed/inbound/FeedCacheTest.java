@@ -39,7 +39,8 @@ class FeedCacheTest {
     assertEquals("8", FeedCache.lookup("8", "7", page, 20).stamp(), "a write the page missed: a miss stamped 8");
     assertEquals("0", FeedCache.lookup(null, "7", page, 20).stamp(), "no count yet is 0");
     assertTrue(FeedCache.lookup(null, "0", page, 20).hit(), "never written yet");
-    assertFalse(FeedCache.lookup("7", null, page.subList(1, 2), 20).hit(), "rows without a stamp");
+    List<String> unstamped = List.of(page.get(1), FeedCache.member(row(200, "b", "s")));
+    assertFalse(FeedCache.lookup(null, "0", unstamped, 20).hit(), "rows without a stamp (a post to no page)");
     assertFalse(FeedCache.lookup("7", "7", page.subList(0, 1), 20).hit(), "no rows");
     assertFalse(FeedCache.lookup("7", null, List.of(), 20).hit(), "nothing cached");
     assertFalse(FeedCache.lookup("7", "7", List.of(FeedCache.STAMP, "0 x {}"), 20).hit(), "unreadable");
