@@ -41,9 +41,10 @@ import java.util.UUID;
  * before the write lands with a stamp one short, and a page that was not cached gets no stamp: neither is ever
  * served. No read of the pages and no WATCH on them: writes to one feed commute (a row is added once, however often
  * a post is fanned out), so concurrent writers and readers never make a write run again. A page keeps the expiry of
- * its fill (EXPIRE NX): it lives at most the TTL after it was read from Cassandra. A retraction marks its post for
- * a generation's lifetime, then counts a write and drops the friends' pages; fan-out WATCHes the post's marker
- * only, so a post fanned out again or late (a redelivery, the two in one batch) is never added back.
+ * its fill (EXPIRE NX): it lives at most the TTL after it was read from Cassandra; rows added to a feed that has no
+ * page expire within {@link #UNCACHED_ROWS_TTL_SECONDS}. A retraction marks its post for a generation's lifetime,
+ * then counts a write and drops the friends' pages; fan-out WATCHes the post's marker only, so a post fanned out
+ * again or late (a redelivery, the two in one batch) is never added back.
  */
 public final class FeedCache {
   static final String PREFIX = "ib:v3:page";
@@ -53,6 +54,11 @@ public final class FeedCache {
   static final String STAMP = "~";
   /** Runs of an update transaction before its pages are dropped instead: a retraction of the post came between. */
   static final int UPDATE_ATTEMPTS = 3;
+  /**
+   * Life of the rows a post leaves in a feed that has no cached page: most followers' feeds are not cached, and
+   * their rows would otherwise hold (posts/s x followers x TTL) of Redis memory until they expire.
+   */
+  static final long UNCACHED_ROWS_TTL_SECONDS = 1;
 
   private final StampedCache generations;
   private final RedisStore redis;
@@ -206,8 +212,8 @@ public final class FeedCache {
             transaction.add(Request.cmd(Command.ZADD).arg(key).arg("XX").arg("INCR").arg(1).arg(STAMP));
             // the stamp and limit + 1 rows stay: the oldest beyond them (maybe the new row itself) leaves
             transaction.add(Request.cmd(Command.ZREMRANGEBYRANK).arg(key).arg(0).arg(-(FeedPage.DEFAULT_LIMIT + 3)));
-            // a row added to no page: expires like a page (a page keeps the expiry of its fill)
-            transaction.add(Request.cmd(Command.EXPIRE).arg(key).arg(generations.ttlSeconds()).arg("NX"));
+            // rows added to no page are never served: they expire at once (a page keeps the expiry of its fill)
+            transaction.add(Request.cmd(Command.EXPIRE).arg(key).arg(UNCACHED_ROWS_TTL_SECONDS).arg("NX"));
           }
           transaction.add(Request.cmd(Command.EXEC));
           return conn.batch(transaction);

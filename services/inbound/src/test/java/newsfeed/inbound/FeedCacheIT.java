@@ -3,7 +3,9 @@ package newsfeed.inbound;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
+import io.vertx.redis.client.Request;
 import newsfeed.common.config.Env;
 import newsfeed.common.events.OutboundPostedEvent;
 import newsfeed.common.http.FeedPage;
@@ -154,6 +156,8 @@ class FeedCacheIT {
     OutboundPostedEvent post = post(700);
     cache.insert(List.of(friend), post).await();
     assertFalse(page(friend).hit(), "a row without a page is never served");
+    long expiresInMs = redis.send(Request.cmd(Command.PTTL).arg(FeedCache.key(friend))).await().toLong();
+    assertTrue(expiresInMs > 0 && expiresInMs <= 1_000 * FeedCache.UNCACHED_ROWS_TTL_SECONDS, "expires at once");
     fill(friend, List.of(row(friend, 100), row(friend, post)));
     OutboundPostedEvent next = post(800);
     cache.insert(List.of(friend), next).await();
