@@ -3,8 +3,8 @@
 
 # Renamed away as the chart's Redis does (charts/newsfeed/values.yaml, redis.master.disableCommands; ci/tests/charts.sh
 # checks the two lists are the same): Lua scripting and functions, MODULE, CONFIG, DEBUG and the flushes. The services
-# use strings (GET, MGET, SET, INCR, DEL), sorted sets (ZADD, ZRANGE, ZSCORE, ZREMRANGEBYRANK, EXPIRE) and transactions
-# (WATCH, MULTI, EXEC) only.
+# use strings (GET, MGET, SET, INCR, DEL), sorted sets (ZADD, ZRANGE, ZREMRANGEBYRANK, EXPIRE) and transactions (WATCH,
+# MULTI, EXEC) only.
 REDIS_DISABLED_COMMANDS=(FLUSHDB FLUSHALL EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT FUNCTION FCALL FCALL_RO MODULE CONFIG DEBUG)
 
 redis_start() {
