@@ -191,21 +191,21 @@ public final class FeedCache {
     return dropped.isEmpty() ? update : update.compose(v -> generations.invalidate(dropped));
   }
 
-  // true when a transaction ran; false when the post's marker changed every time (nothing was written then)
+  // true when a transaction ran; false when the post is retracted or its marker changed every time (nothing was
+  // written then)
   private Future<Boolean> addRow(RedisConnection conn, List<Long> ids, OutboundPostedEvent event, int attempts) {
     String marker = retractedKey(event.eventId());
     return conn.batch(List.of(Request.cmd(Command.WATCH).arg(marker), Request.cmd(Command.GET).arg(marker)))
         .compose(answers -> {
-          boolean retracted = answers.get(1) != null;
+          if (answers.get(1) != null) {
+            // retracted: nothing is added, and the caller drops the pages (an invalidation, retried if it fails)
+            return conn.send(Request.cmd(Command.UNWATCH)).map(false);
+          }
           List<Request> transaction = new ArrayList<>(6 * ids.size() + 2);
           transaction.add(Request.cmd(Command.MULTI));
           for (long id : ids) {
             String key = key(id);
             transaction.addAll(generations.nextGeneration(id));
-            if (retracted) {
-              transaction.add(Request.cmd(Command.DEL).arg(key));
-              continue;
-            }
             transaction.add(Request.cmd(Command.ZADD).arg(key).arg(0).arg(member(new InboundItem(id, event.eventId(),
                 event.participantId(), event.givenOccurred(), event.subject(), event.story()))));
             // the stamp counts the write only on a page that has one: a page that was not cached stays unstamped
@@ -216,11 +216,11 @@ public final class FeedCache {
             transaction.add(Request.cmd(Command.EXPIRE).arg(key).arg(UNCACHED_ROWS_TTL_SECONDS).arg("NX"));
           }
           transaction.add(Request.cmd(Command.EXEC));
-          return conn.batch(transaction);
-        }).compose(results -> {
-          boolean ran = results.get(results.size() - 1) != null;
-          (ran ? updatesApplied : updatesConflicted).increment();
-          return ran || attempts == 1 ? Future.succeededFuture(ran) : addRow(conn, ids, event, attempts - 1);
+          return conn.batch(transaction).compose(results -> {
+            boolean ran = results.get(results.size() - 1) != null;
+            (ran ? updatesApplied : updatesConflicted).increment();
+            return ran || attempts == 1 ? Future.succeededFuture(ran) : addRow(conn, ids, event, attempts - 1);
+          });
         });
   }
 
