@@ -105,9 +105,8 @@ public final class FeedCache {
     return redis.batch("get", List.of(Request.cmd(Command.GET).arg(generationKey(participantId)),
         Request.cmd(Command.ZRANGE).arg(key(participantId)).arg(0).arg(-1).arg("REV").arg("WITHSCORES")))
         .map(answers -> {
-          List<String[]> scored = scored(answers.get(1));
-          Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)),
-              scored.isEmpty() ? null : scored.get(0)[1], scored.stream().map(m -> m[0]).toList(),
+          Scored page = scored(answers.get(1));
+          Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)), page.topScore(), page.members(),
               FeedPage.DEFAULT_LIMIT);
           generations.count(lookup.hit());
           return lookup;
@@ -161,10 +160,10 @@ public final class FeedCache {
     for (InboundItem row : rows.subList(0, Math.min(rows.size(), limit + 1))) {
       add.arg(0).arg(member(row));
     }
-    // one transaction: never a page without its expiry
-    return redis.transaction("set", conn -> conn.batch(List.of(Request.cmd(Command.MULTI),
-        Request.cmd(Command.DEL).arg(key), add, Request.cmd(Command.EXPIRE).arg(key).arg(generations.ttlSeconds()),
-        Request.cmd(Command.EXEC)))).<Void>mapEmpty().recover(err -> {
+    // one transaction, sent as one pooled batch: never a page without its expiry
+    return redis.batch("set", List.of(Request.cmd(Command.MULTI), Request.cmd(Command.DEL).arg(key), add,
+        Request.cmd(Command.EXPIRE).arg(key).arg(generations.ttlSeconds()), Request.cmd(Command.EXEC)))
+        .<Void>mapEmpty().recover(err -> {
           generations.failed("set", err);
           return Future.succeededFuture();
         });
@@ -285,16 +284,22 @@ public final class FeedCache {
     return new FeedPage.Body(json.append(']').toString(), rows.size() > limit ? cursor : null);
   }
 
-  // members and their scores, as RESP2 (member, score, member, ...) or RESP3 ([member, score] pairs) lists them
-  private static List<String[]> scored(Response r) {
-    List<String[]> members = new ArrayList<>(r == null ? 0 : r.size());
-    if (r != null && r.size() > 0 && r.get(0).type() == ResponseType.MULTI) {
-      r.forEach(pair -> members.add(new String[] {pair.get(0).toString(), pair.get(1).toString()}));
-    } else if (r != null) {
-      for (int i = 0; i + 1 < r.size(); i += 2) {
-        members.add(new String[] {r.get(i).toString(), r.get(i + 1).toString()});
-      }
+  /** A page's members, highest first, and the highest one's score (null when the page is empty). */
+  record Scored(String topScore, List<String> members) {
+  }
+
+  // RESP2 lists members and scores in turn (member, score, member, ...), RESP3 as [member, score] pairs
+  static Scored scored(Response r) {
+    if (r == null || r.size() == 0) {
+      return new Scored(null, List.of());
     }
-    return members;
+    boolean pairs = r.get(0).type() == ResponseType.MULTI;
+    int size = pairs ? r.size() : r.size() / 2;
+    List<String> members = new ArrayList<>(size);
+    for (int i = 0; i < size; i++) {
+      members.add((pairs ? r.get(i).get(0) : r.get(2 * i)).toString());
+    }
+    String top = size == 0 ? null : (pairs ? r.get(0).get(1) : r.get(1)).toString();
+    return new Scored(top, members);
   }
 }

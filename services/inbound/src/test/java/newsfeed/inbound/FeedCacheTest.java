@@ -1,6 +1,10 @@
 package newsfeed.inbound;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.redis.client.Response;
+import io.vertx.redis.client.impl.types.BulkType;
+import io.vertx.redis.client.impl.types.MultiType;
 import newsfeed.common.http.FeedPage;
 import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.Test;
@@ -45,6 +49,27 @@ class FeedCacheTest {
     assertFalse(FeedCache.lookup("7", null, List.of(), 20).hit(), "nothing cached");
     assertFalse(FeedCache.lookup("7", "7", List.of(FeedCache.STAMP, "0 x {}"), 20).hit(), "unreadable");
     assertNull(FeedCache.lookup("g1", "7", page, 20).stamp(), "an unreadable count: no fill");
+  }
+
+  @Test
+  void membersAndTheTopScoreAreReadFromRESP2AndRESP3Replies() {
+    MultiType resp2 = MultiType.create(4, false);
+    List.of("~", "3", "row", "0").forEach(v -> resp2.add(bulk(v)));
+    MultiType resp3 = MultiType.create(2, false);
+    for (String[] pair : new String[][] {{"~", "3.0"}, {"row", "0.0"}}) {
+      MultiType p = MultiType.create(2, false);
+      p.add(bulk(pair[0]));
+      p.add(bulk(pair[1]));
+      resp3.add(p);
+    }
+    assertEquals(new FeedCache.Scored("3", List.of("~", "row")), FeedCache.scored(resp2));
+    assertEquals(new FeedCache.Scored("3.0", List.of("~", "row")), FeedCache.scored(resp3));
+    assertEquals(new FeedCache.Scored(null, List.of()), FeedCache.scored(MultiType.EMPTY_MULTI));
+    assertEquals(new FeedCache.Scored(null, List.of()), FeedCache.scored(null));
+  }
+
+  private static Response bulk(String value) {
+    return BulkType.create(Buffer.buffer(value), false);
   }
 
   @Test
