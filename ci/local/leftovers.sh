@@ -4,7 +4,7 @@
 # Usage: ci/local/leftovers.sh RUN_DIR [OFFSET...]   prints `pid PID CMDLINE` and `port PORT` lines;
 #        exit 0 when nothing is left, 1 when something is. Without OFFSET it reads NEWSFEED_PORT_OFFSET (0).
 # The ports are those of docs/contracts.md and the local tools (stores, services with up to 9 instances each,
-# gateway, Prometheus, Jaeger, control plane, the Kubernetes node's components), each shifted by the offset.
+# the stores' exporters, gateway, Prometheus, Jaeger, control plane, the Kubernetes node's components), each shifted by the offset.
 set -uo pipefail
 
 run=$(realpath -m "${1:?usage: ci/local/leftovers.sh RUN_DIR [OFFSET...]}")
@@ -16,7 +16,7 @@ run_ports() {
   echo $((15432 + o)) $((16379 + o)) $((19092 + o)) $((19093 + o)) $((19042 + o)) $((17000 + o)) \
     $((17199 + o)) $((18983 + o)) $((18080 + o)) $((19090 + o)) $((14318 + o)) $((16686 + o)) $((16685 + o)) \
     $((12379 + o)) $((12380 + o)) $((16443 + o)) $((16257 + o)) \
-    $((16250 + o)) $((16248 + o)) $((16259 + o)) $((16256 + o)) $((16249 + o))
+    $((16250 + o)) $((16248 + o)) $((16259 + o)) $((16256 + o)) $((16249 + o)) $((19121 + o)) $((15556 + o))
   for base in 18081 18082 18083 18084 18085; do
     for ((i = 0; i < 9; i++)); do echo $((base + 10 * i + o)); done
   done

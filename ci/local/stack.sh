@@ -27,8 +27,10 @@ STOP_TIMEOUT=${NEWSFEED_STACK_STOP_TIMEOUT:-30}
 # Every port a store binds, so `up` refuses to start into a port someone else holds.
 store_ports() {
   case $1 in
-    kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT" ;;
+    kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_JMX_EXPORTER_PORT" ;;
     cassandra) echo "$CASSANDRA_PORT $CASSANDRA_STORAGE_PORT $CASSANDRA_JMX_PORT" ;;
+    redis) echo "$REDIS_PORT $REDIS_EXPORTER_PORT" ;;
+    *-exporter) ;;   # its port is among its store's
     *) store_port "$1" ;;
   esac
 }
@@ -54,6 +56,8 @@ check_prerequisites() {
 bring_up() {
   local s=$1 started=$SECONDS
   local p
+  # an exporter left running by a store that died on its own (a crash, an OOM kill) would hold its port
+  stop_process "$s-exporter" TERM
   for p in $(store_ports "$s"); do
     port_open "$p" && die "$s: port $p is already taken by another process"
   done
@@ -63,14 +67,26 @@ bring_up() {
   "${s}_start"
   wait_until "$READY_TIMEOUT" "$s" "${s}_ready" || die "$s did not become ready"
   "${s}_schema" || die "$s schema creation failed"
+  # an exporter of the store's metrics, a process of its own (<store>_exporter_start of stores/<store>.sh)
+  if declare -F "${s}_exporter_start" >/dev/null; then
+    "${s}_exporter_start"
+    wait_until 30 "$s-exporter" "${s}_exporter_ready" || die "the exporter of $s did not start"
+  fi
   log "$s ready in $((SECONDS - started))s (pid $(store_pid "$s"), port $(store_port "$s"))"
 }
 
-# stop_store NAME [SIGNAL]: the store's own stop signal by default, KILL for a crash
+# stop_store NAME [SIGNAL]: the store's own stop signal by default, KILL for a crash; its exporter goes first
 stop_store() {
+  local s=$1
+  stop_process "$s-exporter" TERM
+  stop_process "$s" "${2:-$("${s}_stop_signal")}"
+}
+
+# stop_process NAME SIGNAL: a recorded process of the stack, KILL after STOP_TIMEOUT
+stop_process() {
   local s=$1 pid
   pid=$(store_pid "$s") || { rm -f "$(pid_file "$s")"; return 0; }
-  kill -s "${2:-$("${s}_stop_signal")}" "$pid" 2>/dev/null || true
+  kill -s "$2" "$pid" 2>/dev/null || true
   local deadline=$((SECONDS + STOP_TIMEOUT))
   while alive "$pid" && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
   if alive "$pid"; then
@@ -106,6 +122,9 @@ write_env() {
     echo "KAFKA_TOPIC=$KAFKA_TOPIC"
     echo "SOLR_URL=$(solr_url)"
     echo "SOLR_COLLECTION=$SOLR_CORE"
+    # the stores' exporters (read by ci/local/prometheus.sh, not by the services)
+    echo "REDIS_METRICS_ADDRESS=$STACK_HOST:$REDIS_EXPORTER_PORT"
+    echo "KAFKA_METRICS_ADDRESS=$STACK_HOST:$KAFKA_JMX_EXPORTER_PORT"
     # with NEWSFEED_STACK_AUTH each store's admin credentials (<store>_admin_env of ci/local/stack/stores/<store>.sh)
     if stack_auth; then
       local s

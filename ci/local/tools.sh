@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs every pinned tool the project needs into ~/.cache/newsfeed and reuses it on later runs.
-# Usage: ci/local/tools.sh [all|apt|go|npm|kube|node|prometheus-operator|ingress|cnpg|jaeger...]   (default: all). Prints the bin dir on the last line.
+# Usage: ci/local/tools.sh [all|apt|go|exporters|npm|kube|node|prometheus-operator|ingress|cnpg|jaeger...]   (default: all). Prints the bin dir on the last line.
 #   node: what the local Kubernetes node needs (ci/local/cluster.sh): Debian's containerd, runc, CNI plugins,
 #         iptables...; kubelet, kube-scheduler, kube-proxy, kubectl from the same source tree as `kube`;
 #         CoreDNS, metrics-server, local-path-provisioner, a small CRI client, the pause binary and their image
@@ -24,6 +24,9 @@ LOCAL_PATH_PROVISIONER_VERSION=v0.0.30   # the newest the module proxy serves he
 GRAFANA_SCHEMA_VERSION=13.2.3   # npm @grafana/schema: the dashboard model's types, checked with TypeScript
 TYPESCRIPT_VERSION=5.9.3
 JAEGER_VERSION=v1.76.0          # its cmd/jaeger is Jaeger v2: OTLP receiver, in-memory storage, query API
+REDIS_EXPORTER_VERSION=v1.74.0  # the newest the module proxy serves here (the chart's Redis runs 1.75.0)
+# the checksum database does not know this version: its module zip is checked against this sum instead
+REDIS_EXPORTER_SUM=h1:/ESQZa3xqpQxiQmk4tpo90Y8gPWLpYVF6E5SR262KtM=
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 TOOLS=$CACHE/tools
@@ -90,20 +93,40 @@ npm_tools() {
   ln -sfn "$dir" "$CACHE/grafana-schema"
 }
 
-# Jaeger from its module source: its go.mod has a replace directive, so `go install M@V` refuses it; build
-# ./cmd/jaeger inside a copy of the module instead. The module carries no web UI (built from another repository):
-# the query service answers its HTTP API and shows a placeholder page.
-jaeger_tool() {
-  local dir="$TOOLS/jaeger-$JAEGER_VERSION"
-  if [ ! -x "$dir/jaeger" ]; then
-    log "building jaeger $JAEGER_VERSION (first run only, minutes)"
-    local mod
-    mod=$(go mod download -json "github.com/jaegertracing/jaeger@$JAEGER_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin).get(sys.argv[1], ""))' "$1"; }
+
+# module_tool NAME MODULE VERSION PACKAGE [SUM]: builds PACKAGE (relative to the module's root) inside a copy of
+# the module, into a versioned dir linked into $BIN. For modules `go install M@V` refuses: it asks the proxy for the
+# version list (refused here), and refuses a go.mod with replace directives. With SUM the module zip must have that
+# checksum (for a version the checksum database does not know).
+module_tool() {
+  local name=$1 module=$2 version=$3 pkg=$4 sum=${5:-} dir="$TOOLS/$1-$3"
+  if [ ! -x "$dir/$name" ]; then
+    log "building $name $version (first run only)"
+    local info mod
+    if [ -n "$sum" ]; then
+      info=$(GONOSUMDB="$module" go mod download -json "$module@$version")
+      [ "$(json_field Sum <<< "$info")" = "$sum" ] || { log "$module@$version: checksum is not $sum"; return 1; }
+    else
+      info=$(go mod download -json "$module@$version")
+    fi
+    mod=$(json_field Dir <<< "$info")
     rm -rf "$dir/src"; mkdir -p "$dir"; cp -r "$mod" "$dir/src"; chmod -R u+w "$dir/src"
-    (cd "$dir/src" && GOTOOLCHAIN=local go build -mod=mod -trimpath -ldflags '-s -w' -o "$dir/jaeger.tmp" ./cmd/jaeger)
-    mv "$dir/jaeger.tmp" "$dir/jaeger"; rm -rf "$dir/src"
+    (cd "$dir/src" && GOTOOLCHAIN=local go build -mod=mod -trimpath -ldflags '-s -w' -o "$dir/$name.tmp" "$pkg")
+    mv "$dir/$name.tmp" "$dir/$name"; rm -rf "$dir/src"
   fi
-  ln -sfn "$dir/jaeger" "$BIN/jaeger"
+  ln -sfn "$dir/$name" "$BIN/$name"
+}
+
+# Jaeger v2 (its go.mod has a replace directive). The module carries no web UI (built from another repository): the
+# query service answers its HTTP API and shows a placeholder page.
+jaeger_tool() {
+  module_tool jaeger github.com/jaegertracing/jaeger "$JAEGER_VERSION" ./cmd/jaeger
+}
+
+# The exporter the local stack runs beside Redis (ci/local/stack/stores/redis.sh)
+exporter_tools() {
+  module_tool redis_exporter github.com/oliver006/redis_exporter "$REDIS_EXPORTER_VERSION" . "$REDIS_EXPORTER_SUM"
 }
 
 # Kubernetes binaries from the k8s.io/kubernetes module source, fetched and prepared once for all of them.
@@ -396,9 +419,10 @@ cnpg_tools() {
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(all)
 for t in "${targets[@]}"; do
   case "$t" in
-    all) apt_packages; go_tools; npm_tools; kube_tools ;;
+    all) apt_packages; go_tools; exporter_tools; npm_tools; kube_tools ;;
     apt) apt_packages ;;
     go) go_tools ;;
+    exporters) exporter_tools ;;
     npm) npm_tools ;;
     kube) kube_tools ;;
     prometheus-operator) prometheus_operator_tools ;;

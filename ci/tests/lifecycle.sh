@@ -121,15 +121,18 @@ demo_traces() {  # the trace it printed spans the four services; the Jaeger it n
 check "with TRACING=1 the demo prints a post's trace across the four services and where Jaeger is" demo_traces
 check "after the demo the gateway serves the API" api_round_trip
 check "after the demo Prometheus is ready" prometheus_ready
-demo_solr() {  # Solr's own metrics, scraped since the demo started Prometheus after the stack
-  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$PROMETHEUS" --title '^Solr' --wait 30 \
-    charts/newsfeed/files/dashboards/newsfeed-stores.json &&
-    curl -sf "$PROMETHEUS/api/v1/query" --data-urlencode \
-      'query=sum(solr_metrics_core_requests_total{handler="/update", type="requests"})' |
-    jq -e '(.data.result[0].value[1] | tonumber) > 0'
+prometheus_value_positive() {  # prometheus_value_positive QUERY: its first series' value is > 0
+  curl -sf "$PROMETHEUS/api/v1/query" --data-urlencode "query=$1" | jq -e '(.data.result[0].value[1] | tonumber) > 0'
 }
-check "the demo's Prometheus scrapes Solr: the stores dashboard's Solr panels have data, the posts' index updates counted" \
-  demo_solr
+demo_stores() {  # the stores' own metrics, scraped since the demo started Prometheus after the stack
+  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$PROMETHEUS" --title '^(Solr|Redis|Kafka)' \
+    --wait 30 charts/newsfeed/files/dashboards/newsfeed-stores.json &&
+    prometheus_value_positive 'sum(solr_metrics_core_requests_total{handler="/update", type="requests"})' &&
+    prometheus_value_positive 'sum(kafka_server_brokertopicmetrics_messagesinpersec_count{topic="outbound-posted"})' &&
+    prometheus_value_positive 'sum(redis_commands_total{cmd=~"get|mget|zadd|zrange"})'
+}
+check "the demo's Prometheus scrapes Solr and the exporters of Redis and Kafka: the stores dashboard's Solr, Redis and \
+Kafka panels have data; the posts' index updates, events and cache writes counted" demo_stores
 
 # ------------------------------------------------------------------ make clean after SIGKILLs
 kill_store_and_service() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Suite "stack": brings up the real local stores in a fresh run dir (ci/local/stack.sh up), talks to each with a
-# real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), exercises the
+# real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), reads the exporters of Redis and
+# Kafka, exercises the
 # single-store stop/start used by fault tests and a back-to-back restart, then `down` and checks that every
 # process is gone.
 # Usage: ci/tests/stack.sh   (NEWSFEED_PORT_OFFSET defaults to 500 so it never meets a dev stack)
@@ -40,10 +41,11 @@ up() { ci/local/stack.sh up; }
 env_complete() {
   local key
   for key in PG_HOST PG_PORT PG_DATABASE PG_USER PG_PASSWORD REDIS_URL CASSANDRA_CONTACT_POINTS \
-    CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION; do
+    CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION \
+    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS; do
     grep -q "^$key=." "$STACK_ENV" || { echo "stack.env lacks $key" >&2; return 1; }
   done
-  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 13 ]
+  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 15 ]
 }
 
 psql_app() {
@@ -135,6 +137,27 @@ solr_add_query() {
   echo "document $id not found by a stemmed query (i=$i)" >&2; return 1
 }
 
+metric_value() {  # metric_value ADDRESS SERIES: the sample of that exact series (name and labels) on /metrics
+  curl -sf "http://$1/metrics" | awk -v s="$2" '$1 == s {print $2; found=1} END {exit !found}'
+}
+
+# the exporter beside Redis reaches it (CONFIG is renamed away: nothing asks for it) and counts its commands
+redis_exporter_serves() {
+  metric_value "127.0.0.1:$REDIS_EXPORTER_PORT" redis_up | grep -qx 1 &&
+    [ "$(metric_value "127.0.0.1:$REDIS_EXPORTER_PORT" 'redis_commands_total{cmd="set"}')" -ge 1 ] &&
+    ! grep -qi "error" "$(store_log redis-exporter)"
+}
+
+# the JMX agent in Kafka's JVM serves the broker's MBeans under the Kafka chart's names: the probe record is counted
+kafka_exporter_serves() {
+  local n
+  n=$(metric_value "127.0.0.1:$KAFKA_JMX_EXPORTER_PORT" \
+    "kafka_server_brokertopicmetrics_messagesinpersec_count{topic=\"$KAFKA_TOPIC\"}") &&
+    awk -v n="$n" 'BEGIN {exit !(n >= 1)}' &&
+    metric_value "127.0.0.1:$KAFKA_JMX_EXPORTER_PORT" kafka_controller_kafkacontroller_activecontrollercount_value |
+    grep -qx 1.0
+}
+
 up_again_is_noop() {
   local before after
   before=$(cat "$STACK_DIR"/pids/*.pid)
@@ -144,10 +167,10 @@ up_again_is_noop() {
 }
 
 stop_start_single_store() {
-  local old; old=$(store_pid redis)
-  ci/local/stack.sh stop-store redis 2>/dev/null && ! alive "$old" && ! redis_ready 2>/dev/null &&
+  local old exporter; old=$(store_pid redis); exporter=$(store_pid redis-exporter)
+  ci/local/stack.sh stop-store redis 2>/dev/null && ! alive "$old" && ! alive "$exporter" && ! redis_ready 2>/dev/null &&
     ! ci/local/stack.sh status >/dev/null && ci/local/stack.sh start-store redis 2>/dev/null && redis_ready &&
-    ci/local/stack.sh status >/dev/null
+    redis_exporter_ready && ci/local/stack.sh status >/dev/null
 }
 
 # stop and start back to back: the new JVM must not find the old one's ports still held by its exiting threads
@@ -178,10 +201,12 @@ if [ "$failed" -eq 0 ]; then
   check "kafka: topic $KAFKA_TOPIC has 6 partitions" kafka_topic_has_partitions
   check "kafka: retention set on the topic, a dead-letter topic per group" kafka_topics_have_retention
   check "kafka: produce then consume one record" kafka_produce_consume
+  check "redis: its exporter serves redis_up 1 and counts the SET" redis_exporter_serves
+  check "kafka: its JMX exporter counts the record on $KAFKA_TOPIC and one active controller" kafka_exporter_serves
   check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select
   check "solr: add a document, find it by a stemmed query" solr_add_query
   check "up again is a no-op" up_again_is_noop
-  check "stop-store/start-store redis" stop_start_single_store
+  check "stop-store/start-store redis (and its exporter)" stop_start_single_store
   check "restart-store cassandra" restart_store_right_away
 fi
 check "down stops every process" down_stops_everything

@@ -48,10 +48,36 @@ EOF
   done
 }
 
-# prometheus_store_jobs STACK_ENV DIR: prints the scrape jobs of the local stack's stores that serve Prometheus
-# metrics themselves (Solr: /solr/admin/metrics?wt=prometheus), scraped as the chart's PodMonitors scrape them in a
-# cluster; with NEWSFEED_STACK_AUTH the store's admin from stack.env, its password in a file under DIR (mode 600)
+# prometheus_store_jobs STACK_ENV DIR: prints the scrape jobs of the local stack's stores: Redis and Kafka through
+# their exporters (REDIS_METRICS_ADDRESS, KAFKA_METRICS_ADDRESS of stack.env), labelled as the chart's
+# ServiceMonitors of the Redis and Kafka charts label them; Solr, which serves Prometheus metrics itself
+# (/solr/admin/metrics?wt=prometheus), as the chart's PodMonitor scrapes it; with NEWSFEED_STACK_AUTH the store's
+# admin from stack.env, its password in a file under DIR (mode 600)
 prometheus_store_jobs() {
+  local env=$1 dir=$2
+  exporter_job "$env" REDIS_METRICS_ADDRESS redis redis-local-1 metrics http-metrics
+  exporter_job "$env" KAFKA_METRICS_ADDRESS kafka kafka-local-1 jmx-exporter metrics
+  solr_job "$env" "$dir"
+}
+
+# exporter_job STACK_ENV VARIABLE JOB POD CONTAINER ENDPOINT: one exporter's scrape job, none when stack.env lacks it
+exporter_job() {
+  local address
+  address=$(sed -n "s/^$2=//p" "$1")
+  [ -n "$address" ] || return 0
+  cat <<CONF
+  - job_name: $3
+    static_configs:
+      - targets: ['$address']
+        labels:
+          namespace: local
+          pod: $4
+          container: $5
+          endpoint: $6
+CONF
+}
+
+solr_job() {
   local env=$1 dir=$2 solr_url user password hostport
   solr_url=$(sed -n 's/^SOLR_URL=//p' "$env")
   [ -n "$solr_url" ] || return 0

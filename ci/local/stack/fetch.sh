@@ -2,7 +2,7 @@
 # Fetches the pinned jars of the Java stores from Maven Central into ~/.cache/newsfeed/stores/<store>-<version>/lib
 # (one classpath per store: their dependencies conflict) and compiles the small Java helpers beside them.
 # Warm runs touch no network: a lib dir is reused while the pom it came from is unchanged.
-# Usage: ci/local/stack/fetch.sh [pom...]   (default: all of ci/local/stack/{kafka,cassandra,solr,cql}/pom.xml)
+# Usage: ci/local/stack/fetch.sh [pom...]   (default: all of ci/local/stack/{kafka,cassandra,solr,cql,jmx-exporter}/pom.xml)
 set -euo pipefail
 # shellcheck source=ci/local/stack/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -23,7 +23,7 @@ fetch_lib() {
 
 main() {
   local poms=("$@")
-  [ ${#poms[@]} -gt 0 ] || poms=(kafka cassandra solr cql)
+  [ ${#poms[@]} -gt 0 ] || poms=(kafka cassandra solr cql jmx-exporter)
   # one at a time: parallel Maven runs may write the same artifact into ~/.m2 at once
   for p in "${poms[@]}"; do fetch_lib "$p"; done
   compile_tool kafka KafkaTool >/dev/null

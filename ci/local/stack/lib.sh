@@ -10,6 +10,7 @@ KAFKA_VERSION=4.4.0
 CASSANDRA_VERSION=5.0.9
 SOLR_VERSION=9.10.1
 CQL_DRIVER_VERSION=4.19.3
+JMX_EXPORTER_VERSION=1.0.1   # ci/local/stack/jmx-exporter/pom.xml
 PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
 
 NEWSFEED_RUN=${NEWSFEED_RUN:-$REPO_ROOT/.run}
@@ -37,6 +38,9 @@ CASSANDRA_PORT=$((19042 + OFFSET))
 CASSANDRA_STORAGE_PORT=$((17000 + OFFSET))
 CASSANDRA_JMX_PORT=$((17199 + OFFSET))
 SOLR_PORT=$((18983 + OFFSET))
+# the stores' own metrics where the store does not serve them itself: as the chart's exporters do in a cluster
+REDIS_EXPORTER_PORT=$((19121 + OFFSET))
+KAFKA_JMX_EXPORTER_PORT=$((15556 + OFFSET))
 
 STORES=(postgresql redis kafka cassandra solr)
 KAFKA_TOPIC=outbound-posted
@@ -134,7 +138,8 @@ port_open() { (exec 3<>"/dev/tcp/$STACK_HOST/$1") 2>/dev/null; }
 cache_name() {
   case $1 in
     kafka) echo "kafka-$KAFKA_VERSION" ;; cassandra) echo "cassandra-$CASSANDRA_VERSION" ;;
-    solr) echo "solr-$SOLR_VERSION" ;; cql) echo "cql-driver-$CQL_DRIVER_VERSION" ;; *) die "unknown pom $1" ;;
+    solr) echo "solr-$SOLR_VERSION" ;; cql) echo "cql-driver-$CQL_DRIVER_VERSION" ;;
+    jmx-exporter) echo "jmx-exporter-$JMX_EXPORTER_VERSION" ;; *) die "unknown pom $1" ;;
   esac
 }
 

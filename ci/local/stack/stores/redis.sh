@@ -26,3 +26,16 @@ redis_start() {
 redis_ready() { [ "$(redis-cli -h "$STACK_HOST" -p "$REDIS_PORT" PING)" = PONG ]; }
 redis_schema() { :; }
 redis_stop_signal() { echo TERM; }
+
+# redis_exporter beside Redis, as the chart's Redis runs it (`redis.metrics`): `redis_*` series on
+# REDIS_EXPORTER_PORT. CONFIG is renamed away here as there, so its config metrics are skipped.
+redis_exporter_start() {
+  local dir=$STACK_DIR/redis pid
+  local bin=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}/bin/redis_exporter
+  [ -x "$bin" ] || die "no redis_exporter at $bin (bash ci/local/tools.sh exporters builds it)"
+  # started in the store's dir: ci/local/leftovers.sh finds this run's processes by it
+  pid=$(cd "$dir" && spawn redis-exporter "$bin" -redis.addr "redis://$STACK_HOST:$REDIS_PORT" \
+    -web.listen-address "$STACK_HOST:$REDIS_EXPORTER_PORT" -config-command - -ping-on-connect)
+  record_pid redis-exporter "$pid"
+}
+redis_exporter_ready() { curl -fsS -o /dev/null "http://$STACK_HOST:$REDIS_EXPORTER_PORT/metrics"; }
