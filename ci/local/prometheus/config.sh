@@ -56,7 +56,7 @@ EOF
 prometheus_store_jobs() {
   local env=$1 dir=$2
   exporter_job "$env" REDIS_METRICS_ADDRESS redis redis-local-1 metrics http-metrics
-  exporter_job "$env" KAFKA_METRICS_ADDRESS kafka kafka-local-1 jmx-exporter metrics
+  exporter_job "$env" KAFKA_METRICS_ADDRESS kafka kafka-local-1 jmx-exporter http-metrics
   solr_job "$env" "$dir"
 }
 
