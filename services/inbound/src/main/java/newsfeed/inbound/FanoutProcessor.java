@@ -29,8 +29,9 @@ import java.util.concurrent.TimeUnit;
  * Fans each "outbound posted" event out to the poster's friends: one inbound row per friend, written in small
  * unlogged batches (up to {@code batchRows} friends and {@link #BATCH_BYTES} per request). Events of a batch run
  * concurrently; all writes share one limiter so a 100k-friend post cannot flood Cassandra. The batch succeeds
- * only when every row of every event is written, which is what lets the consumer commit. After each request the
- * post is added to the friends' cached first pages (never failing: see {@link FeedCache#insert}). A retraction
+ * only when every row of every event is written, which is what lets the consumer commit. After each request, outside
+ * the write limiter, the post is added to the friends' cached first pages (never failing: see
+ * {@link FeedCache#insert}, which bounds its own Redis transactions). A retraction
  * removes the post from the friends' feeds the same way, with tombstones that also hide a fan-out applied later,
  * and drops their cached pages.
  */
@@ -133,10 +134,11 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
     List<Future<Void>> inserts = new ArrayList<>(friendIds.size() / rows + 1);
     for (int from = 0; from < friendIds.size(); from += rows) {
       List<Long> chunk = friendIds.subList(from, Math.min(friendIds.size(), from + rows));
+      // the cache update runs after the write has given its Cassandra slot back (it never fails)
       inserts.add(writes.submit(() -> failed[0]
           ? Future.failedFuture("fan-out of " + event.eventId() + " abandoned after an earlier failure")
-          : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true)
-              .compose(v -> cache.insert(chunk, event))));
+          : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true))
+          .compose(v -> cache.insert(chunk, event)));
     }
     return Future.all(inserts).map(friendIds.size());
   }

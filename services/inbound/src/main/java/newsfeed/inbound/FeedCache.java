@@ -62,19 +62,26 @@ public final class FeedCache {
 
   private final StampedCache generations;
   private final RedisStore redis;
+  private final AsyncLimiter updates;
   private final Counter updatesApplied;
   private final Counter updatesConflicted;
 
-  FeedCache(StampedCache generations, RedisStore redis, MeterRegistry registry) {
+  FeedCache(StampedCache generations, RedisStore redis, int concurrentUpdates, MeterRegistry registry) {
     this.generations = generations;
     this.redis = redis;
+    this.updates = new AsyncLimiter(Math.max(1, concurrentUpdates));
     this.updatesApplied = registry == null ? null : updates(registry, "applied");
     this.updatesConflicted = registry == null ? null : updates(registry, "conflict");
   }
 
-  /** The cache of these pages: write counts as generations, under {@link #PREFIX}. */
-  static FeedCache create(Vertx vertx, RedisStore redis, Duration ttl, MeterRegistry registry) {
-    return new FeedCache(StampedCache.counted(vertx, redis, "inbound", PREFIX, ttl, registry), redis, registry);
+  /**
+   * The cache of these pages: write counts as generations, under {@link #PREFIX}. At most {@code concurrentUpdates}
+   * fan-out transactions run at once (each holds a pooled connection while it runs): the rest of the pool is left
+   * to the readers, and a large fan-out queues here instead of in the pool's bounded wait queue.
+   */
+  static FeedCache create(Vertx vertx, RedisStore redis, Duration ttl, int concurrentUpdates, MeterRegistry registry) {
+    return new FeedCache(StampedCache.counted(vertx, redis, "inbound", PREFIX, ttl, registry), redis,
+        concurrentUpdates, registry);
   }
 
   // update transactions: applied, or run again (or given up) after a retraction of the post came in between
@@ -84,7 +91,7 @@ public final class FeedCache {
   }
 
   static FeedCache off() {
-    return new FeedCache(null, null, null);
+    return new FeedCache(null, null, 1, null);
   }
 
   /** Only first pages of the default size are cached: other limits and later pages are read from Cassandra. */
@@ -181,7 +188,7 @@ public final class FeedCache {
       (generations.bypasses(id) ? dropped : updated).add(id);
     }
     Future<Void> update = updated.isEmpty() ? Future.succeededFuture()
-        : redis.transaction("update", conn -> addRow(conn, updated, event, UPDATE_ATTEMPTS))
+        : updates.submit(() -> redis.transaction("update", conn -> addRow(conn, updated, event, UPDATE_ATTEMPTS)))
             .recover(err -> {
               generations.failed("update", err);
               return Future.succeededFuture(false);

@@ -44,7 +44,8 @@ public final class InboundVerticle extends VerticleBase {
       cache = FeedCache.off();
     } else {
       redis = RedisStore.create(vertx, config.redis(), registry);
-      cache = FeedCache.create(vertx, redis, config.cacheTtl(), registry);
+      // half the Redis pool for the fan-out's transactions, the other half for the readers
+      cache = FeedCache.create(vertx, redis, config.cacheTtl(), config.redis().poolSize() / 2, registry);
     }
     FriendsClient friends = new FriendsClient(web, config.socialGraphUrl(), registry);
     FanoutProcessor fanout = new FanoutProcessor(friends, repository, cache, registry,

@@ -52,7 +52,7 @@ class FeedCacheIT {
     redis = Redis.createClient(vertx, config.options());
     RedisStore store = new RedisStore(redis, new SimpleMeterRegistry(), 2_000);
     // the service's keys: the friends are random ids no other test uses
-    cache = FeedCache.create(vertx, store, Duration.ofSeconds(60), REGISTRY);
+    cache = FeedCache.create(vertx, store, Duration.ofSeconds(60), 32, REGISTRY);
   }
 
   @AfterAll

@@ -100,7 +100,7 @@ class FeedCacheTest {
 
   @Test
   void onlyFirstPagesOfTheDefaultSizeAreCovered() {
-    FeedCache cache = FeedCache.create(null, null, Duration.ofSeconds(60), new SimpleMeterRegistry());
+    FeedCache cache = FeedCache.create(null, null, Duration.ofSeconds(60), 32, new SimpleMeterRegistry());
     assertTrue(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, null)));
     assertFalse(cache.covers(new FeedPage.Request(7, 10, null)), "another page size");
     assertFalse(cache.covers(new FeedPage.Request(7, FeedPage.DEFAULT_LIMIT, CURSOR)), "a later page");
