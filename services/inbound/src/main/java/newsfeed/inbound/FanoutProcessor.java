@@ -30,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  * unlogged batches (up to {@code batchRows} friends and {@link #BATCH_BYTES} per request). Events of a batch run
  * concurrently; all writes share one limiter so a 100k-friend post cannot flood Cassandra. The batch succeeds
  * only when every row of every event is written, which is what lets the consumer commit. After each request, outside
- * the write limiter, the post is added to the friends' cached first pages (never failing: see
- * {@link FeedCache#insert}, which bounds its own Redis transactions). A retraction
+ * the write limiter, the post is added to the friends' cached first pages; a large fan-out drops them once all its
+ * rows are written (never failing: see {@link FeedCache#insert} and {@link FeedCache#drop}, which bound their own
+ * Redis calls). A retraction
  * removes the post from the friends' feeds the same way, with tombstones that also hide a fan-out applied later,
  * and drops their cached pages.
  */
@@ -131,6 +132,7 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
   private Future<Integer> writeChunks(List<Long> friendIds, OutboundPostedEvent event, int rows) {
     // after the first failure the queued writes of this event are dropped: the batch is retried anyway
     boolean[] failed = {false};
+    boolean writeThrough = FeedCache.writesThrough(friendIds.size());
     List<Future<Void>> inserts = new ArrayList<>(friendIds.size() / rows + 1);
     for (int from = 0; from < friendIds.size(); from += rows) {
       List<Long> chunk = friendIds.subList(from, Math.min(friendIds.size(), from + rows));
@@ -138,9 +140,10 @@ public final class FanoutProcessor implements KafkaBatchConsumer.BatchProcessor 
       inserts.add(writes.submit(() -> failed[0]
           ? Future.failedFuture("fan-out of " + event.eventId() + " abandoned after an earlier failure")
           : repository.insertAll(chunk, event).onFailure(err -> failed[0] = true))
-          .compose(v -> cache.insert(chunk, event)));
+          .compose(v -> writeThrough ? cache.insert(chunk, event) : Future.succeededFuture()));
     }
-    return Future.all(inserts).map(friendIds.size());
+    Future<Void> written = Future.all(inserts).mapEmpty();
+    return (writeThrough ? written : written.compose(v -> cache.drop(friendIds))).map(friendIds.size());
   }
 
   /** How many friends one request carries: {@code batchRows}, fewer when the post is long, at least one. */

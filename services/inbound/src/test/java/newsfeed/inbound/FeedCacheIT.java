@@ -100,6 +100,22 @@ class FeedCacheIT {
   }
 
   @Test
+  void aLargeFanOutDropsEveryPageOfItsFriends() {
+    List<Long> friends = LongStream.range(0, FeedCache.DROP_SLICE + 2).mapToObj(i -> friend()).toList();
+    for (long friend : List.of(friends.get(0), friends.get(FeedCache.DROP_SLICE + 1))) {   // first and last slice
+      fill(friend, List.of(row(friend, 300)));
+    }
+    cache.drop(friends).await();
+    for (long friend : List.of(friends.get(0), friends.get(FeedCache.DROP_SLICE + 1))) {
+      Lookup<FeedPage.Body> dropped = page(friend);
+      assertFalse(dropped.hit(), "the page of " + friend + " is dropped: Cassandra answers");
+      assertNotNull(dropped.stamp(), "and its next reader fills it again");
+    }
+    assertTrue(FeedCache.writesThrough(FeedCache.WRITE_THROUGH_MAX_FRIENDS));
+    assertFalse(FeedCache.writesThrough(FeedCache.WRITE_THROUGH_MAX_FRIENDS + 1));
+  }
+
+  @Test
   void aRetractedPostIsNeverMergedBack() {
     long friend = friend();
     fill(friend, List.of(row(friend, 300)));
