@@ -3,7 +3,8 @@
 #   smoke          every endpoint once, checks on every body; its metrics remote-written to a Prometheus
 #                  started here, which must then hold k6 series tagged with the run's testid
 #   social         a short open-loop social run (PROFILE=ci, LOAD_TEST_DURATION, LOAD_TEST_RATE)
-#   fanout         one poster with LOAD_TEST_FOLLOWERS followers, every sampled feed must get the post
+#   fanout         one poster with LOAD_TEST_FOLLOWERS followers, every sampled feed must get the post; inbound's
+#                  own timer, watched as the benchmark's fanout step does, must time each post's fan-out once
 #   experiment     the benchmark workload (posts, reads, searches) with CHECK_EVERY=3: deep and status-only checks
 #   graphql        the classic client's GraphQL mode through edge, tiny: every scenario's checks ran and passed
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
@@ -103,8 +104,23 @@ fi
 run social social 0 PROFILE=ci DURATION="${LOAD_TEST_DURATION:-30s}" RATE="${LOAD_TEST_RATE:-10}" \
   && pass social
 
+# while the fan-out posts run, the benchmark's watcher of inbound's own fan-out timer (ci/bench/experiment/benchmarks.sh
+# fanout) must see each of the two posts once, timed from acceptance to the last row within the run's timeout (it
+# starts before k6: a first post's fan-out to 200 followers can end before setup's last line reaches the log)
+fanouts=$NEWSFEED_RUN/fanouts.jsonl
+rm -f "$fanouts"
+mapfile -t inbound_urls < <(bash ci/local/services.sh ports inbound | sed 's|^|http://127.0.0.1:|')
+python3 ci/bench/experiment/server_metrics.py fanouts "$fanouts" "${inbound_urls[@]}" &
+fanout_watcher=$!
 run fanout fanout 0 FOLLOWERS="${LOAD_TEST_FOLLOWERS:-200}" SAMPLE=50 POSTS=2 FANOUT_TIMEOUT_S=60 \
   && pass fanout
+sleep 1; kill "$fanout_watcher" 2>/dev/null || true; wait "$fanout_watcher" 2>/dev/null || true
+delays=$(python3 ci/bench/experiment/server_metrics.py fanout-delays "$fanouts" 2>&1 || true)
+if jq -e '.posts == 2 and all(.ms[]; . > 0 and . < 60000)' <<< "$delays" >/dev/null 2>&1; then
+  pass fanout-service-timed
+else
+  fail fanout-service-timed "inbound's fan-out timer, watched during the run: $delays (want 2 posts, 0 < ms < 60000)"
+fi
 
 # the benchmark workload with sampled deep checks: every third iteration of each scenario checks the body and
 # the others the status only, so both kinds of check must have run and passed

@@ -6,7 +6,8 @@
 #   target   posts at TARGET_POST_RATE for TARGET_DURATION (the 2-minute posts target of docs/benchmarks.md)
 #   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
 #   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
-#   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds
+#   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
+#            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
 #   memory   RSS (VmRSS) and peak RSS (VmHWM) of every service JVM after the load steps
 #   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
 # Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py) and the
@@ -16,6 +17,7 @@
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
 #   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), MIXED_RATES ("2000"), SEARCH_RATES ("50 100 200"),
 #   STEP_DURATION (30s), TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"),
+#   FANOUT_TIMEOUT_S (180: per post, until the sampled feeds show it),
 #   PARTICIPANTS (1000), FRIENDS (10), MIXED_READS_PER_POST (4), CHECK_EVERY (10: k6 checks every 10th response in
 #   depth, the rest by status), PRE_ALLOCATED_VUS (400: every VU of experiment.js initialised before the load),
 #   WARMUP_RATE (600), WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/local/services.sh).
@@ -185,21 +187,39 @@ step_search() {
   done
 }
 
+# k6 times the post until the last of 200 sampled feeds shows it; inbound's own timer, polled while the posts run,
+# gives each post's fan-out as the service measured it: post accepted -> the last friend's row acknowledged
 step_fanout() {
-  local n testid dir rc
+  local n testid dir rc urls=()
+  mapfile -t urls < <(bash ci/local/services.sh ports inbound | sed 's|^|http://127.0.0.1:|')
   for n in ${FANOUT_FOLLOWERS:-1000 10000}; do
     testid=bench-fanout-$n-$STAMP dir=$OUT/fanout-$n rc=0
     mkdir -p "$dir"
     log "fanout: $n followers"
-    local t=$SECONDS
-    env TESTID="$testid" FOLLOWERS="$n" SAMPLE=200 POSTS=3 FANOUT_TIMEOUT_S=180 FANOUT_BATCH=100 \
-      bash ci/bench/load.sh fanout -q > "$dir/k6.out" 2>&1 || rc=$?
+    local t=$SECONDS klog=$NEWSFEED_RUN/reports/$testid/k6.log
+    # the CPU split covers the posts, not the setup that befriends the followers (which posts nothing: the timer's
+    # watcher starts before it, so that a quick first fan-out cannot end before the watcher's first look)
+    python3 ci/bench/experiment/server_metrics.py fanouts "$dir/fanouts.jsonl" "${urls[@]}" &
+    local timer=$!
+    ( until grep -q 'setup: poster' "$klog" 2>/dev/null; do sleep 0.2; done
+      python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "$NEWSFEED_RUN" ) &
+    local watcher=$!
+    env TESTID="$testid" FOLLOWERS="$n" SAMPLE=200 POSTS=3 FANOUT_TIMEOUT_S="${FANOUT_TIMEOUT_S:-180}" \
+      FANOUT_BATCH=100 bash ci/bench/load.sh fanout -q > "$dir/k6.out" 2>&1 || rc=$?
+    sleep 1
+    kill "$watcher" "$timer" 2>/dev/null || true; wait "$watcher" "$timer" 2>/dev/null || true
     cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/" 2>/dev/null || true
-    local v=- p95=- max=-
+    local v=- p95=- max=- cpu=- server=-
     if [ -f "$dir/summary.json" ]; then
       read -r v p95 max < <(jq -r '.metrics.fanout_complete_ms.values // {} | "\(.med // "-") \(.["p(95)"] // "-") \(.max // "-")"' "$dir/summary.json")
     fi
-    row fanout "followers=$n" - - "$v" "$p95" "$max" - - "$rc" "$(loadavg)" "run $((SECONDS - t))s" -
+    if [ -f "$dir/cpu-before.json" ]; then
+      python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+      cpu=$(python3 ci/bench/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
+    fi
+    [ -f "$dir/fanouts.jsonl" ] && server=$(python3 ci/bench/experiment/server_metrics.py fanout-delays "$dir/fanouts.jsonl")
+    row fanout "followers=$n" - - "$v" "$p95" "$max" - - "$rc" "$(loadavg)" "$cpu" "$server"
+    log "fanout: $n followers, run $((SECONDS - t)) s"
     tail -n 1 "$RESULTS" >&2
   done
 }

@@ -2,6 +2,10 @@
 """The services' own view of a load window, from their /metrics (no Prometheus needed).
 
   server_metrics.py snapshot FILE URL...   save the metrics of every service URL (http://127.0.0.1:<port>)
+  server_metrics.py fanouts FILE URL...     until stopped, append a JSON line to FILE whenever inbound's fan-out count
+      changes: {"t": unix time, "count": fan-outs completed, "sum": their delays in seconds}, summed over the URLs
+  server_metrics.py fanout-delays FILE     print {"posts": n, "ms": [...]}: each completed fan-out's delay as the
+      service measured it (post accepted -> last friend's row acknowledged), from FILE's successive lines
   server_metrics.py diff BEFORE AFTER      print one JSON object for the window between the two snapshots:
       {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ...,
        "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind,
@@ -14,6 +18,7 @@ arrival at the service to its response, i.e. latency at the API without the load
 import json
 import re
 import sys
+import time
 import urllib.request
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)')
@@ -100,9 +105,46 @@ def diff(before_path, after_path):
     print(json.dumps(result, separators=(",", ":")))
 
 
+def fanouts(path, urls, interval=0.25):
+    """Polls the fan-out timer; a line per change. Each fan-out's own delay is the difference of two lines' sums,
+    exact whatever the polling interval as long as one interval holds at most one completion (posts one at a time)."""
+    last = None
+    with open(path, "a") as f:
+        while True:
+            count = total = 0.0
+            for url in urls:
+                try:
+                    for name, _, value in scrape(url):
+                        if name == "newsfeed_fanout_delay_seconds_count":
+                            count += value
+                        elif name == "newsfeed_fanout_delay_seconds_sum":
+                            total += value
+                except OSError as e:
+                    print(f"server_metrics: {url}: {e}", file=sys.stderr)
+            if count != last:
+                f.write(json.dumps({"t": round(time.time(), 3), "count": count, "sum": total}) + "\n")
+                f.flush()
+                last = count
+            time.sleep(interval)
+
+
+def fanout_delays(path):
+    lines = [json.loads(line) for line in open(path) if line.strip()]
+    delays = []
+    for before, after in zip(lines, lines[1:]):
+        n = after["count"] - before["count"]
+        if n > 0:                        # two completions in one interval: their mean, once per fan-out
+            delays.extend([round(1000 * (after["sum"] - before["sum"]) / n, 1)] * int(n))
+    print(json.dumps({"posts": len(delays), "ms": delays}, separators=(",", ":")))
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "snapshot":
         snapshot(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "fanouts":
+        fanouts(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "fanout-delays":
+        fanout_delays(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "diff":
         diff(sys.argv[2], sys.argv[3])
     else:
