@@ -7,7 +7,8 @@
 #    on any machine (k6 drops what one VU cannot start in time). Checks that each count found a capacity (a held
 #    and a broken step, or the cap or floor the table then names), that capacity.csv's numbers are the ones
 #    steps.csv gives, the two charts and the reproduce commands;
-# and, after each, that nothing is left running. Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of
+# and, after each, that nothing is left running; then the benchmark's fan-out row limit (row_limit.sh) at 20,000 rows,
+# and its failure without Cassandra. Stores: $NEWSFEED_STACK_ENV when set (e.g. the stack of
 # ci/tests/run.sh), otherwise a stack started here. Settings: EXPERIMENT_TEST_DURATION (20s), EXPERIMENT_TEST_RATE (10).
 # Last line `experiment: N passed, N failed`.
 set -euo pipefail
@@ -266,6 +267,26 @@ check "latency.png and capacity.png: PNG charts" curves
 check "capacity.md: a row per count and the command that reproduces each" capacity_md
 check "the capacity search stopped the services, gateway and Prometheus it started" nothing_left_running
 check "no k6 run or CPU sampler of the runner left" no_k6_or_sampler_left
+
+# the benchmark's `rows` step (ci/bench/experiment/row_limit.sh) at a tiny scale on the stack: a line per setting with
+# every row written, a rate and a CPU split; and a writer that reaches no Cassandra fails the script
+stack_env() { echo "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}"; }
+row_limit() {
+  local out
+  out=$(NEWSFEED_STACK_ENV=$(stack_env) ROW_LIMIT_ROWS=20000 ROW_LIMIT_SETTINGS="32:10 32:1" \
+    bash ci/bench/experiment/row_limit.sh "$NEWSFEED_RUN/rows") || return 1
+  echo "$out" >&2
+  awk -F'\t' '$1 == 32 && ($2 == 10 || $2 == 1) && $3 == 20000 && $4 > 0 && $5 > 0 && $6 ~ /^\{.*\}$/ { n++ }
+    END { exit !(n == 2 && NR == 2) }' <<< "$out"
+}
+row_limit_without_cassandra() {
+  local env=$NEWSFEED_RUN/no-cassandra.env
+  { grep -v '^CASSANDRA_CONTACT_POINTS=' "$(stack_env)"; echo CASSANDRA_CONTACT_POINTS=127.0.0.1:1; } > "$env"
+  ! NEWSFEED_STACK_ENV=$env ROW_LIMIT_ROWS=100 ROW_LIMIT_SETTINGS="8:10" \
+    timeout 120 bash ci/bench/experiment/row_limit.sh "$NEWSFEED_RUN/rows-refused" > /dev/null 2>&1
+}
+check "row_limit.sh: every row written, a rate and a CPU split per setting" row_limit
+check "row_limit.sh: fails when the writer reaches no Cassandra" row_limit_without_cassandra
 
 finish
 [ "$failed" -eq 0 ]

@@ -8,6 +8,8 @@
 #   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
 #            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
+#   rows     the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), rows/s
+#            per setting of writes in flight and rows per request (ROW_LIMIT_ROWS, ROW_LIMIT_SETTINGS)
 #   memory   RSS (VmRSS) and peak RSS (VmHWM) of every service JVM after the load steps
 #   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
 # Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py) and the
@@ -65,6 +67,10 @@ bash ci/local/services.sh start >&2
 [ -s "$RESULTS" ] || printf 'step\tname\ttarget_per_s\tachieved_per_s\tp50_ms\tp95_ms\tp99_ms\tfailed_ratio\tdropped\tk6_exit\tloadavg\tcpu_cores\tserver\n' > "$RESULTS"
 
 row() { local IFS=$'\t'; echo "$*" >> "$RESULTS"; }
+# the CPU splits count the processes of the services' run dir and of the stores' (a shared stack's) as this run's
+# shellcheck source=ci/bench/experiment/cpu_dirs.sh
+source ci/bench/experiment/cpu_dirs.sh
+mapfile -t CPU_DIRS < <(cpu_dirs)
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
 pid_of() { read -r pid _ < "$NEWSFEED_RUN/services/pids/$1.pid"; echo "$pid"; }
 
@@ -122,10 +128,10 @@ load_step() {
   # and its last 2 s before the load ends (k6 still runs then, so its own CPU is counted)
   ( until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
     local load_end=$((SECONDS + $(seconds_of "$duration") - 2))
-    python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "$NEWSFEED_RUN"
+    python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "${CPU_DIRS[@]}"
     python3 ci/bench/experiment/server_metrics.py snapshot "$dir/server-before.json" "${urls[@]}"
     sleep $((load_end > SECONDS ? load_end - SECONDS : 0))
-    python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+    python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "${CPU_DIRS[@]}"
     python3 ci/bench/experiment/server_metrics.py snapshot "$dir/server-after.json" "${urls[@]}" ) &
   local watcher=$!
   env TESTID="$testid" RATE="$rate" DURATION="$duration" PARTICIPANTS="$PARTICIPANTS" FRIENDS="$FRIENDS" \
@@ -133,7 +139,7 @@ load_step() {
     bash ci/bench/load.sh "$script" -q > "$dir/k6.out" 2>&1 || rc=$?
   sleep 0.5
   kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true
-  [ -f "$dir/cpu-after.json" ] || python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+  [ -f "$dir/cpu-after.json" ] || python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "${CPU_DIRS[@]}"
   local cpu=-
   [ -f "$dir/cpu-before.json" ] && cpu=$(python3 ci/bench/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
   # the services' own latency at the API over the same window, the fan-out delay and the consumer lag at its end
@@ -190,10 +196,13 @@ step_search() {
 # k6 times the post until the last of 200 sampled feeds shows it; inbound's own timer, polled while the posts run,
 # gives each post's fan-out as the service measured it: post accepted -> the last friend's row acknowledged
 step_fanout() {
-  local n testid dir rc urls=()
+  local n k testid dir rc urls=()
   mapfile -t urls < <(bash ci/local/services.sh ports inbound | sed 's|^|http://127.0.0.1:|')
   for n in ${FANOUT_FOLLOWERS:-1000 10000}; do
-    testid=bench-fanout-$n-$STAMP dir=$OUT/fanout-$n rc=0
+    # a count measured again in the same run (FANOUT_FOLLOWERS="100000 100000") gets a directory of its own
+    dir=$OUT/fanout-$n k=1
+    while [ -e "$dir" ]; do k=$((k + 1)); dir=$OUT/fanout-$n-$k; done
+    testid=bench-${dir##*/}-$STAMP rc=0
     mkdir -p "$dir"
     log "fanout: $n followers"
     local t=$SECONDS klog=$NEWSFEED_RUN/reports/$testid/k6.log
@@ -201,8 +210,11 @@ step_fanout() {
     # watcher starts before it, so that a quick first fan-out cannot end before the watcher's first look)
     python3 ci/bench/experiment/server_metrics.py fanouts "$dir/fanouts.jsonl" "${urls[@]}" &
     local timer=$!
+    # and ends at the third post's line, while k6 still runs (an exited process's CPU is gone from the split)
     ( until grep -q 'setup: poster' "$klog" 2>/dev/null; do sleep 0.2; done
-      python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "$NEWSFEED_RUN" ) &
+      python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "${CPU_DIRS[@]}"
+      until [ "$(grep -c 'fanout post ' "$klog" 2>/dev/null)" -ge 3 ]; do sleep 0.2; done
+      python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "${CPU_DIRS[@]}" ) &
     local watcher=$!
     env TESTID="$testid" FOLLOWERS="$n" SAMPLE=200 POSTS=3 FANOUT_TIMEOUT_S="${FANOUT_TIMEOUT_S:-180}" \
       FANOUT_BATCH=100 bash ci/bench/load.sh fanout -q > "$dir/k6.out" 2>&1 || rc=$?
@@ -214,7 +226,7 @@ step_fanout() {
       read -r v p95 max < <(jq -r '.metrics.fanout_complete_ms.values // {} | "\(.med // "-") \(.["p(95)"] // "-") \(.max // "-")"' "$dir/summary.json")
     fi
     if [ -f "$dir/cpu-before.json" ]; then
-      python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "$NEWSFEED_RUN"
+      [ -f "$dir/cpu-after.json" ] || python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "${CPU_DIRS[@]}"
       cpu=$(python3 ci/bench/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
     fi
     [ -f "$dir/fanouts.jsonl" ] && server=$(python3 ci/bench/experiment/server_metrics.py fanout-delays "$dir/fanouts.jsonl")
@@ -222,6 +234,20 @@ step_fanout() {
     log "fanout: $n followers, run $((SECONDS - t)) s"
     tail -n 1 "$RESULTS" >&2
   done
+}
+
+# the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), no Kafka,
+# social-graph or cache in the way; the services stay up, idle
+step_rows() {
+  local dir=$OUT/rows writes batch n seconds per_s cpu rc=0
+  log "rows: fan-out's write path alone, ${ROW_LIMIT_ROWS:-400000} rows per setting"
+  CPU_DIRS="${CPU_DIRS[*]}" bash ci/bench/experiment/row_limit.sh "$dir" > "$OUT/rows.tsv" || rc=$?
+  while IFS=$'\t' read -r writes batch n seconds per_s cpu; do
+    row rows "writes=$writes,batch_rows=$batch" - "$per_s" - - - - - "$rc" "$(loadavg)" "$cpu" \
+      "{\"rows\":$n,\"seconds\":$seconds}"
+    tail -n 1 "$RESULTS" >&2
+  done < "$OUT/rows.tsv"
+  [ "$rc" -eq 0 ] || log "rows: row_limit.sh failed (rc $rc), see $dir"
 }
 
 step_memory() {
@@ -254,7 +280,7 @@ step_profile() {
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(startup warmup posts target reads mixed search fanout memory profile)
+[ ${#steps[@]} -gt 0 ] || steps=(startup warmup posts target reads mixed search fanout rows memory profile)
 for s in "${steps[@]}"; do
   declare -F "step_$s" >/dev/null || { log "unknown step $s"; exit 2; }
   "step_$s"

@@ -54,10 +54,8 @@ capacity_settings() {
 
 # Local mode: the CPU of every process of this run over a step's load, from when k6's setup logs its last line (and
 # START_DELAY after it) to 2 s before the load ends (as ci/bench/experiment/benchmarks.sh does), into $2/cpu-split.json.
-cpu_dirs() {
-  local stack_env=${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}
-  printf '%s\n' "$NEWSFEED_RUN" "$(dirname "$(realpath "$stack_env")")" | sort -u
-}
+# shellcheck source=ci/bench/experiment/cpu_dirs.sh
+source ci/bench/experiment/cpu_dirs.sh
 cpu_watch_start() {
   local klog=$NEWSFEED_RUN/reports/$1/k6.log dir=$2 dirs
   mapfile -t dirs < <(cpu_dirs)

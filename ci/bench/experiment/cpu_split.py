@@ -17,7 +17,9 @@ TICKS = os.sysconf("SC_CLK_TCK")
 # (group, regular expression on the command line); the first match wins. Service jars are
 # services/<name>/target/<name>.jar or copies named <name>-<hash>.jar (ci/local/services.sh)
 GROUPS = [("k6", r"/k6 "), ("social-graph", r"/social-graph[-.][^ /]*jar"), ("outbound", r"/outbound[-.][^ /]*jar"),
-          ("inbound", r"/inbound[-.][^ /]*jar"), ("search", r"/search[-.][^ /]*jar"), ("cassandra", "cassandra"),
+          ("inbound", r"/inbound[-.][^ /]*jar"), ("search", r"/search[-.][^ /]*jar"),
+          ("row writer", r"RowWriteLimit"),   # row_limit.sh's client: its classpath names the Cassandra driver
+          ("cassandra", "cassandra"),
           ("kafka", "kafka"), ("solr", "solr"), ("postgresql", "postgres"), ("redis", "redis-server"),
           ("prometheus", "prometheus"), ("nginx", "nginx"), ("other java (builds, tests)", "java")]
 
