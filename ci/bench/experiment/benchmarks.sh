@@ -206,12 +206,12 @@ step_fanout() {
     mkdir -p "$dir"
     log "fanout: $n followers"
     local t=$SECONDS klog=$NEWSFEED_RUN/reports/$testid/k6.log
-    # the CPU split covers the posts, not the setup that befriends the followers (which posts nothing: the timer's
-    # watcher starts before it, so that a quick first fan-out cannot end before the watcher's first look)
+    # inbound's timer is watched from before the setup (which posts nothing), so that a quick first fan-out cannot
+    # end before the watcher's first look
     python3 ci/bench/experiment/server_metrics.py fanouts "$dir/fanouts.jsonl" "${urls[@]}" &
     local timer=$!
-    # and ends at the second post's line, while k6 still runs: k6 exits right after the third, and an exited
-    # process's CPU is gone from the split
+    # the CPU split starts after the setup that befriends the followers and ends at the second post's line, while k6
+    # still runs: k6 exits right after the third, and an exited process's CPU is gone from the split
     ( until grep -q 'setup: poster' "$klog" 2>/dev/null; do sleep 0.2; done
       python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "${CPU_DIRS[@]}"
       until [ "$(grep -c 'fanout post ' "$klog" 2>/dev/null)" -ge 2 ]; do sleep 0.2; done
