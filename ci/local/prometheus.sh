@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The local Prometheus: the real Prometheus 3 binary of ci/local/tools.sh, scraping the five local services every 5s
-# (and the stores' own metrics when the stack is up: Redis' and Kafka's exporters, Solr; NEWSFEED_STACK_ENV, default
-# $NEWSFEED_RUN/stack.env),
+# (and the stores' own metrics when the stack is up: the exporters of PostgreSQL, Redis and Kafka, Solr;
+# NEWSFEED_STACK_ENV, default $NEWSFEED_RUN/stack.env),
 # evaluating the chart's recording and alerting rules (charts/newsfeed/files/prometheus/newsfeed.rules.yml and
 # newsfeed.alerts.yml, the files the PrometheusRule ships; the alerts with their default thresholds and no
 # Alertmanager: firing alerts show on /alerts) and accepting k6's remote write on /api/v1/write.

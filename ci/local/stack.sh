@@ -30,6 +30,7 @@ store_ports() {
     kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_JMX_EXPORTER_PORT" ;;
     cassandra) echo "$CASSANDRA_PORT $CASSANDRA_STORAGE_PORT $CASSANDRA_JMX_PORT" ;;
     redis) echo "$REDIS_PORT $REDIS_EXPORTER_PORT" ;;
+    postgresql) echo "$PG_PORT $POSTGRESQL_EXPORTER_PORT" ;;
     *-exporter) ;;   # its port is among its store's
     *) store_port "$1" ;;
   esac
@@ -125,6 +126,7 @@ write_env() {
     # the stores' exporters (read by ci/local/prometheus.sh, not by the services)
     echo "REDIS_METRICS_ADDRESS=$STACK_HOST:$REDIS_EXPORTER_PORT"
     echo "KAFKA_METRICS_ADDRESS=$STACK_HOST:$KAFKA_JMX_EXPORTER_PORT"
+    echo "POSTGRESQL_METRICS_ADDRESS=$STACK_HOST:$POSTGRESQL_EXPORTER_PORT"
     # with NEWSFEED_STACK_AUTH each store's admin credentials (<store>_admin_env of ci/local/stack/stores/<store>.sh)
     if stack_auth; then
       local s

@@ -27,6 +27,8 @@ JAEGER_VERSION=v1.76.0          # its cmd/jaeger is Jaeger v2: OTLP receiver, in
 REDIS_EXPORTER_VERSION=v1.74.0  # the newest the module proxy serves here (the chart's Redis runs 1.75.0)
 # the checksum database does not know this version: its module zip is checked against this sum instead
 REDIS_EXPORTER_SUM=h1:/ESQZa3xqpQxiQmk4tpo90Y8gPWLpYVF6E5SR262KtM=
+POSTGRES_EXPORTER_VERSION=v0.17.1   # runs only the project's CloudNativePG-named queries (ci/local/stack/postgresql)
+POSTGRES_EXPORTER_SUM=h1:+gByb2KEhVoQ9Klf+JQHua9ff6+aT5YtkGJB2p65/iE=   # as REDIS_EXPORTER_SUM
 
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 TOOLS=$CACHE/tools
@@ -124,9 +126,11 @@ jaeger_tool() {
   module_tool jaeger github.com/jaegertracing/jaeger "$JAEGER_VERSION" ./cmd/jaeger
 }
 
-# The exporter the local stack runs beside Redis (ci/local/stack/stores/redis.sh)
+# The exporters the local stack runs beside Redis and PostgreSQL (ci/local/stack/stores/redis.sh, postgresql.sh)
 exporter_tools() {
   module_tool redis_exporter github.com/oliver006/redis_exporter "$REDIS_EXPORTER_VERSION" . "$REDIS_EXPORTER_SUM"
+  module_tool postgres_exporter github.com/prometheus-community/postgres_exporter "$POSTGRES_EXPORTER_VERSION" \
+    ./cmd/postgres_exporter "$POSTGRES_EXPORTER_SUM"
 }
 
 # Kubernetes binaries from the k8s.io/kubernetes module source, fetched and prepared once for all of them.

@@ -125,14 +125,25 @@ prometheus_value_positive() {  # prometheus_value_positive QUERY: its first seri
   curl -sf "$PROMETHEUS/api/v1/query" --data-urlencode "query=$1" | jq -e '(.data.result[0].value[1] | tonumber) > 0'
 }
 demo_stores() {  # the stores' own metrics, scraped since the demo started Prometheus after the stack
-  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$PROMETHEUS" --title '^(Solr|Redis|Kafka)' \
-    --wait 30 charts/newsfeed/files/dashboards/newsfeed-stores.json &&
+  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$PROMETHEUS" \
+    --title '^(PostgreSQL|Solr|Redis|Kafka)' --wait 30 charts/newsfeed/files/dashboards/newsfeed-stores.json &&
     prometheus_value_positive 'sum(solr_metrics_core_requests_total{handler="/update", type="requests"})' &&
     prometheus_value_positive 'sum(kafka_server_brokertopicmetrics_messagesinpersec_count{topic="outbound-posted"})' &&
-    prometheus_value_positive 'sum(redis_commands_total{cmd=~"get|mget|zadd|zrange"})'
+    prometheus_value_positive 'sum(redis_commands_total{cmd=~"get|mget|zadd|zrange"})' &&
+    prometheus_value_positive 'min(cnpg_collector_up{namespace="local", pod="postgresql-local-1"})' &&
+    demo_rows_counted
 }
-check "the demo's Prometheus scrapes Solr and the exporters of Redis and Kafka: the stores dashboard's Solr, Redis and \
-Kafka panels have data; the posts' index updates, events and cache writes counted" demo_stores
+demo_rows_counted() {  # PostgreSQL's exporter counted at least the participant and friendship rows the demo wrote
+  local rows
+  # shellcheck source=/dev/null
+  rows=$(set -a; source "$NEWSFEED_RUN/stack.env"; PGPASSWORD=$PG_PASSWORD psql -X -tA -h "$PG_HOST" -p "$PG_PORT" \
+    -U "$PG_USER" -d "$PG_DATABASE" -c 'SELECT (SELECT count(*) FROM participant) + (SELECT count(*) FROM friendship)')
+  [ "${rows:-0}" -gt 0 ] &&
+    prometheus_value_positive "sum(cnpg_pg_stat_database_tup_inserted{datname=\"newsfeed\"}) >= $rows"
+}
+check "the demo's Prometheus scrapes Solr and the exporters of PostgreSQL, Redis and Kafka: the stores dashboard's \
+PostgreSQL, Solr, Redis and Kafka panels have data; the demo's rows, posts' index updates, events and cache writes \
+counted" demo_stores
 
 # ------------------------------------------------------------------ make clean after SIGKILLs
 kill_store_and_service() {

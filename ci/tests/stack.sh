@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Suite "stack": brings up the real local stores in a fresh run dir (ci/local/stack.sh up), talks to each with a
-# real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), reads the exporters of Redis and
-# Kafka, exercises the
-# single-store stop/start used by fault tests and a back-to-back restart, then `down` and checks that every
-# process is gone.
+# real client (psql, redis-cli, Kafka producer/consumer, CQL driver, Solr HTTP API), reads the exporters of
+# PostgreSQL, Redis and Kafka, exercises the single-store stop/start used by fault tests and a back-to-back restart,
+# then `down` and checks that every process is gone.
 # Usage: ci/tests/stack.sh   (NEWSFEED_PORT_OFFSET defaults to 500 so it never meets a dev stack)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -42,10 +41,10 @@ env_complete() {
   local key
   for key in PG_HOST PG_PORT PG_DATABASE PG_USER PG_PASSWORD REDIS_URL CASSANDRA_CONTACT_POINTS \
     CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION \
-    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS; do
+    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS POSTGRESQL_METRICS_ADDRESS; do
     grep -q "^$key=." "$STACK_ENV" || { echo "stack.env lacks $key" >&2; return 1; }
   done
-  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 15 ]
+  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 16 ]
 }
 
 psql_app() {
@@ -158,6 +157,40 @@ kafka_exporter_serves() {
     grep -qx 1.0
 }
 
+# pg_sample SERIES LABELS: the sample of a series of the exporter beside PostgreSQL (LABELS: those before `server`,
+# the exporter's own label, in the exporter's order)
+pg_sample() {
+  metric_value "127.0.0.1:$POSTGRESQL_EXPORTER_PORT" "$1{${2:+$2,}server=\"127.0.0.1:$PG_PORT\"}"
+}
+
+# the exporter beside PostgreSQL answers with CloudNativePG's names only (none of its own collectors' pg_* series),
+# on 127.0.0.1 only, and counts what a client of the newsfeed database did: 200 transactions committed one by one
+# (more than its own queries commit meanwhile) and one rolled back (it rolls none back itself)
+postgresql_exporter_serves() {
+  local commits rollbacks i
+  pg_sample cnpg_collector_up 'cluster="postgresql-local"' | grep -qx 1 || return 1
+  pg_sample cnpg_backends_total 'application_name="",datname="newsfeed",state="active",usename="newsfeed"' |
+    grep -qx 1 || return 1
+  ! curl -sf "http://127.0.0.1:$POSTGRESQL_EXPORTER_PORT/metrics" |
+    grep -E '^pg_(stat|settings|database|locks|roles|wal|replication)' || return 1
+  [ "$(ss -Hltn "sport = :$POSTGRESQL_EXPORTER_PORT" | awk '{print $4}')" = "127.0.0.1:$POSTGRESQL_EXPORTER_PORT" ] ||
+    return 1
+  commits=$(pg_sample cnpg_pg_stat_database_xact_commit 'datname="newsfeed"') &&
+    rollbacks=$(pg_sample cnpg_pg_stat_database_xact_rollback 'datname="newsfeed"') || return 1
+  for i in $(seq 1 200); do echo "INSERT INTO participant (name) VALUES ('exporter-$i');"; done | psql_app || return 1
+  psql_app -c "BEGIN" -c "INSERT INTO participant (name) VALUES ('rolled back')" -c "ROLLBACK" || return 1
+  for _ in $(seq 1 20); do
+    awk -v a="$(pg_sample cnpg_pg_stat_database_xact_commit 'datname="newsfeed"')" -v b="$commits" \
+      -v c="$(pg_sample cnpg_pg_stat_database_xact_rollback 'datname="newsfeed"')" -v d="$rollbacks" \
+      'BEGIN {exit !(a - b >= 200 && c - d >= 1)}' && ! grep -q 'level=ERROR' "$(store_log postgresql-exporter)" &&
+      return 0
+    sleep 0.5
+  done
+  echo "commits from $commits to $(pg_sample cnpg_pg_stat_database_xact_commit 'datname="newsfeed"')," \
+    "rollbacks from $rollbacks to $(pg_sample cnpg_pg_stat_database_xact_rollback 'datname="newsfeed"')" >&2
+  return 1
+}
+
 up_again_is_noop() {
   local before after
   before=$(cat "$STACK_DIR"/pids/*.pid)
@@ -171,6 +204,17 @@ stop_start_single_store() {
   ci/local/stack.sh stop-store redis 2>/dev/null && ! alive "$old" && ! alive "$exporter" && ! redis_ready 2>/dev/null &&
     ! ci/local/stack.sh status >/dev/null && ci/local/stack.sh start-store redis 2>/dev/null && redis_ready &&
     redis_exporter_ready && ci/local/stack.sh status >/dev/null
+}
+
+# the exporter beside PostgreSQL stops before it and starts again after it: a new process that reaches the new server
+stop_start_postgresql() {
+  local old exporter; old=$(store_pid postgresql); exporter=$(store_pid postgresql-exporter)
+  ci/local/stack.sh stop-store postgresql 2>/dev/null && ! alive "$old" && ! alive "$exporter" &&
+    ! postgresql_ready 2>/dev/null && ! port_open "$POSTGRESQL_EXPORTER_PORT" &&
+    ! ci/local/stack.sh status >/dev/null &&
+    ci/local/stack.sh start-store postgresql 2>/dev/null && postgresql_ready >/dev/null &&
+    [ "$(store_pid postgresql-exporter)" != "$exporter" ] && postgresql_exporter_ready &&
+    ci/local/stack.sh status >/dev/null && postgresql_tables
 }
 
 # stop and start back to back: the new JVM must not find the old one's ports still held by its exiting threads
@@ -202,11 +246,14 @@ if [ "$failed" -eq 0 ]; then
   check "kafka: retention set on the topic, a dead-letter topic per group" kafka_topics_have_retention
   check "kafka: produce then consume one record" kafka_produce_consume
   check "redis: its exporter serves redis_up 1 and counts the SET" redis_exporter_serves
+  check "postgresql: its exporter serves cnpg_collector_up 1 and counts 200 commits and a rollback" \
+    postgresql_exporter_serves
   check "kafka: its JMX exporter counts the record on $KAFKA_TOPIC and one active controller" kafka_exporter_serves
   check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select
   check "solr: add a document, find it by a stemmed query" solr_add_query
   check "up again is a no-op" up_again_is_noop
   check "stop-store/start-store redis (and its exporter)" stop_start_single_store
+  check "stop-store/start-store postgresql (and its exporter)" stop_start_postgresql
   check "restart-store cassandra" restart_store_right_away
 fi
 check "down stops every process" down_stops_everything

@@ -50,17 +50,20 @@ EOF
 
 # prometheus_store_jobs STACK_ENV DIR: prints the scrape jobs of the local stack's stores: Redis and Kafka through
 # their exporters (REDIS_METRICS_ADDRESS, KAFKA_METRICS_ADDRESS of stack.env), labelled as the chart's
-# ServiceMonitors of the Redis and Kafka charts label them; Solr, which serves Prometheus metrics itself
-# (/solr/admin/metrics?wt=prometheus), as the chart's PodMonitor scrapes it; with NEWSFEED_STACK_AUTH the store's
-# admin from stack.env, its password in a file under DIR (mode 600)
+# ServiceMonitors of the Redis and Kafka charts label them; PostgreSQL's exporter (POSTGRESQL_METRICS_ADDRESS) as the
+# chart's PodMonitor labels a CloudNativePG instance, without the exporter's own `server` label; Solr, which serves
+# Prometheus metrics itself (/solr/admin/metrics?wt=prometheus), as the chart's PodMonitor scrapes it; with
+# NEWSFEED_STACK_AUTH the store's admin from stack.env, its password in a file under DIR (mode 600)
 prometheus_store_jobs() {
   local env=$1 dir=$2
   exporter_job "$env" REDIS_METRICS_ADDRESS redis redis-local-1 metrics http-metrics
   exporter_job "$env" KAFKA_METRICS_ADDRESS kafka kafka-local-1 jmx-exporter http-metrics
+  exporter_job "$env" POSTGRESQL_METRICS_ADDRESS postgresql postgresql-local-1 postgres metrics server
   solr_job "$env" "$dir"
 }
 
-# exporter_job STACK_ENV VARIABLE JOB POD CONTAINER ENDPOINT: one exporter's scrape job, none when stack.env lacks it
+# exporter_job STACK_ENV VARIABLE JOB POD CONTAINER ENDPOINT [LABEL]: one exporter's scrape job, none when stack.env
+# lacks it; LABEL: a label of the exporter's own that the store's exporter in the cluster does not give, dropped
 exporter_job() {
   local address
   address=$(sed -n "s/^$2=//p" "$1")
@@ -74,6 +77,11 @@ exporter_job() {
           pod: $4
           container: $5
           endpoint: $6
+CONF
+  [ -z "${7:-}" ] || cat <<CONF
+    metric_relabel_configs:
+      - action: labeldrop
+        regex: $7
 CONF
 }
 

@@ -41,6 +41,7 @@ SOLR_PORT=$((18983 + OFFSET))
 # the stores' own metrics where the store does not serve them itself: as the chart's exporters do in a cluster
 REDIS_EXPORTER_PORT=$((19121 + OFFSET))
 KAFKA_JMX_EXPORTER_PORT=$((15556 + OFFSET))
+POSTGRESQL_EXPORTER_PORT=$((19187 + OFFSET))
 
 STORES=(postgresql redis kafka cassandra solr)
 KAFKA_TOPIC=outbound-posted

@@ -92,3 +92,27 @@ postgresql_schema() {
 
 # SIGINT = PostgreSQL's "fast" shutdown: ends sessions, checkpoints, exits.
 postgresql_stop_signal() { echo INT; }
+
+# postgres_exporter beside PostgreSQL, with none of its own collectors: only the queries of
+# postgresql/cnpg-queries.yaml, named as CloudNativePG's default monitoring queries, so the `cnpg_*` series are those
+# CloudNativePG's instance exporter serves in a cluster; on POSTGRESQL_EXPORTER_PORT. It logs in as the services do
+# (the newsfeed role over TCP); the password reaches it as a file named in its environment, never on its command line.
+PG_EXPORTER_COLLECTORS=(database locks replication replication_slot roles stat_bgwriter stat_database
+  stat_user_tables statio_user_tables wal)
+
+postgresql_exporter_start() {
+  local dir=$STACK_DIR/postgresql pid c
+  local bin=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}/bin/postgres_exporter
+  [ -x "$bin" ] || die "no postgres_exporter at $bin (bash ci/local/tools.sh exporters builds it)"
+  local args=(--extend.query-path "$STACK_SRC/postgresql/cnpg-queries.yaml" --disable-default-metrics
+    --disable-settings-metrics --web.listen-address "$STACK_HOST:$POSTGRESQL_EXPORTER_PORT" --log.level warn)
+  for c in "${PG_EXPORTER_COLLECTORS[@]}"; do args+=("--no-collector.$c"); done
+  pg_password >/dev/null   # the file exists
+  # started in the store's dir: ci/local/leftovers.sh finds this run's processes by it
+  pid=$(cd "$dir" && DATA_SOURCE_URI="$STACK_HOST:$PG_PORT/newsfeed?sslmode=disable" DATA_SOURCE_USER=newsfeed \
+    DATA_SOURCE_PASS_FILE="$(pg_password_file)" spawn postgresql-exporter "$bin" "${args[@]}")
+  record_pid postgresql-exporter "$pid"
+}
+postgresql_exporter_ready() {
+  curl -fsS "http://$STACK_HOST:$POSTGRESQL_EXPORTER_PORT/metrics" | grep -q '^cnpg_collector_up{.*} 1$'
+}
