@@ -157,10 +157,10 @@ kafka_exporter_serves() {
     grep -qx 1.0
 }
 
-# pg_sample SERIES LABELS: the sample of a series of the exporter beside PostgreSQL (LABELS: those before `server`,
-# the exporter's own label, in the exporter's order)
+# pg_sample SERIES BEFORE [AFTER]: the sample of a series of the exporter beside PostgreSQL, its labels in the
+# exporter's (alphabetical) order: BEFORE and AFTER the exporter's own label `server`
 pg_sample() {
-  metric_value "127.0.0.1:$POSTGRESQL_EXPORTER_PORT" "$1{${2:+$2,}server=\"127.0.0.1:$PG_PORT\"}"
+  metric_value "127.0.0.1:$POSTGRESQL_EXPORTER_PORT" "$1{${2:+$2,}server=\"127.0.0.1:$PG_PORT\"${3:+,$3}}"
 }
 
 # the exporter beside PostgreSQL answers with CloudNativePG's names only (none of its own collectors' pg_* series),
@@ -169,7 +169,7 @@ pg_sample() {
 postgresql_exporter_serves() {
   local commits rollbacks i
   pg_sample cnpg_collector_up 'cluster="postgresql-local"' | grep -qx 1 || return 1
-  pg_sample cnpg_backends_total 'application_name="",datname="newsfeed",state="active",usename="newsfeed"' |
+  pg_sample cnpg_backends_total 'application_name="",datname="newsfeed"' 'state="active",usename="newsfeed"' |
     grep -qx 1 || return 1
   ! curl -sf "http://127.0.0.1:$POSTGRESQL_EXPORTER_PORT/metrics" |
     grep -E '^pg_(stat|settings|database|locks|roles|wal|replication)' || return 1
