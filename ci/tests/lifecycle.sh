@@ -134,12 +134,22 @@ demo_stores() {  # the stores' own metrics, scraped since the demo started Prome
     demo_rows_counted
 }
 demo_rows_counted() {  # PostgreSQL's exporter counted at least the participant and friendship rows the demo wrote
-  local rows
+  local rows _
   # shellcheck source=/dev/null
   rows=$(set -a; source "$NEWSFEED_RUN/stack.env"; PGPASSWORD=$PG_PASSWORD psql -X -tA -h "$PG_HOST" -p "$PG_PORT" \
     -U "$PG_USER" -d "$PG_DATABASE" -c 'SELECT (SELECT count(*) FROM participant) + (SELECT count(*) FROM friendship)')
-  [ "${rows:-0}" -gt 0 ] &&
-    prometheus_value_positive "sum(cnpg_pg_stat_database_tup_inserted{datname=\"newsfeed\"}) >= $rows"
+  [ "${rows:-0}" -gt 0 ] || { echo "no rows counted by psql: '$rows'" >&2; return 1; }
+  # a backend publishes its counts once idle (PostgreSQL 15: usually within 10 s) and Prometheus scrapes every 5 s,
+  # so the demo's last rows may show up about 15 s after they were written
+  local query="sum(cnpg_pg_stat_database_tup_inserted{datname=\"newsfeed\"})" answer=
+  for _ in $(seq 40); do
+    answer=$(curl -sS "$PROMETHEUS/api/v1/query" --data-urlencode "query=$query" 2>&1) &&
+      jq -e --argjson rows "$rows" '(.data.result[0].value[1] // "0" | tonumber) >= $rows' <<< "$answer" >/dev/null &&
+      return 0
+    sleep 1
+  done
+  echo "$query stayed below the $rows rows psql counts; Prometheus answered: $answer" >&2
+  return 1
 }
 check "the demo's Prometheus scrapes Solr and the exporters of PostgreSQL, Redis and Kafka: the stores dashboard's \
 PostgreSQL, Solr, Redis and Kafka panels have data; the demo's rows, posts' index updates, events and cache writes \
