@@ -12,6 +12,8 @@ export NEWSFEED_PORT_OFFSET=${NEWSFEED_PORT_OFFSET:-1100}
 O=$NEWSFEED_PORT_OFFSET
 NEWSFEED_RUN=$(mktemp -d /tmp/newsfeed-lifecycle.XXXXXX)
 export NEWSFEED_RUN
+# a user's make has no shared stack: its demo and services use this run's stores, never the test runner's
+unset NEWSFEED_STACK_ENV
 chmod 755 "$NEWSFEED_RUN"   # PostgreSQL runs as the postgres user and must reach its data dir
 OUT=$(mktemp -d /tmp/newsfeed-lifecycle-out.XXXXXX)
 GATEWAY=http://127.0.0.1:$((18080 + O))
