@@ -3,6 +3,7 @@ package newsfeed.inbound;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.RedisConnection;
 import io.vertx.redis.client.Request;
@@ -20,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The first page of each inbound feed at the default page size, in Redis: most reads of a news feed are of its
@@ -60,13 +62,16 @@ public final class FeedCache {
    */
   static final long UNCACHED_ROWS_TTL_SECONDS = 1;
 
+  private final Vertx vertx;
   private final StampedCache generations;
   private final RedisStore redis;
   private final AsyncLimiter updates;
+  private final AsyncLimiter drops = new AsyncLimiter(DROP_CONCURRENCY);
   private final Counter updatesApplied;
   private final Counter updatesConflicted;
 
-  FeedCache(StampedCache generations, RedisStore redis, int concurrentUpdates, MeterRegistry registry) {
+  FeedCache(Vertx vertx, StampedCache generations, RedisStore redis, int concurrentUpdates, MeterRegistry registry) {
+    this.vertx = vertx;
     this.generations = generations;
     this.redis = redis;
     this.updates = new AsyncLimiter(Math.max(1, concurrentUpdates));
@@ -80,7 +85,7 @@ public final class FeedCache {
    * to the readers, and a large fan-out queues here instead of in the pool's bounded wait queue.
    */
   static FeedCache create(Vertx vertx, RedisStore redis, Duration ttl, int concurrentUpdates, MeterRegistry registry) {
-    return new FeedCache(StampedCache.counted(vertx, redis, "inbound", PREFIX, ttl, registry), redis,
+    return new FeedCache(vertx, StampedCache.counted(vertx, redis, "inbound", PREFIX, ttl, registry), redis,
         concurrentUpdates, registry);
   }
 
@@ -91,7 +96,7 @@ public final class FeedCache {
   }
 
   static FeedCache off() {
-    return new FeedCache(null, null, 1, null);
+    return new FeedCache(null, null, null, 1, null);
   }
 
   /** Only first pages of the default size are cached: other limits and later pages are read from Cassandra. */
@@ -185,6 +190,19 @@ public final class FeedCache {
   static final int WRITE_THROUGH_MAX_FRIENDS = 1_000;
   /** Friends whose pages one round trip drops (a new count each and one DEL): 3,001 commands. */
   static final int DROP_SLICE = 1_000;
+  /**
+   * Drop round trips in flight at once, over all fan-outs: Redis runs commands one at a time, so more in flight
+   * only queue there, and readers' commands behind them. With 32 in flight (the update limiter's share of the pool)
+   * 96,000 commands queued, and a 1,000,000-friend fan-out under load saw slices pass REDIS_TIMEOUT_MS.
+   */
+  static final int DROP_CONCURRENCY = 4;
+  /**
+   * How long after its first failure a drop keeps sending its failed slices again, each once Redis' back-off is
+   * over, before the rest of its pages go to the pending invalidations: a timeout under load costs a second, not
+   * the pages (the pending set is bounded for outages, and a million friends overflow it); an outage costs a large
+   * fan-out this long, not more.
+   */
+  static final long DROP_WAIT_MS = 5_000;
 
   /** Whether a fan-out to this many friends adds the post to their pages ({@link #insert}) or drops them. */
   static boolean writesThrough(int fanoutSize) {
@@ -193,18 +211,36 @@ public final class FeedCache {
 
   /**
    * Drops these friends' pages after their rows are in Cassandra, {@link #DROP_SLICE} a round trip: a fill read
-   * before counts one short and is never served; one read after holds the rows. Never fails.
+   * before counts one short and is never served; one read after holds the rows. A slice that fails is sent again
+   * once Redis' back-off is over, for up to {@link #DROP_WAIT_MS} after the drop's first failure; while it waits, a
+   * page cached before the post may still be served. Never fails.
    */
   Future<Void> drop(List<Long> friendIds) {
     if (generations == null || friendIds.isEmpty()) {
       return Future.succeededFuture();
     }
+    long[] giveUpAt = {0};   // nanoTime, set by the first failure
     List<Future<Void>> slices = new ArrayList<>(friendIds.size() / DROP_SLICE + 1);
     for (int from = 0; from < friendIds.size(); from += DROP_SLICE) {
       List<Long> slice = friendIds.subList(from, Math.min(friendIds.size(), from + DROP_SLICE));
-      slices.add(updates.submit(() -> generations.invalidate(slice)));
+      slices.add(drops.submit(() -> dropSlice(slice, giveUpAt)));
     }
     return Future.all(slices).mapEmpty();
+  }
+
+  private Future<Void> dropSlice(List<Long> slice, long[] giveUpAt) {
+    return generations.tryInvalidate(slice).recover(err -> {
+      long now = System.nanoTime();
+      if (giveUpAt[0] == 0) {
+        giveUpAt[0] = now + TimeUnit.MILLISECONDS.toNanos(DROP_WAIT_MS);
+      }
+      if (now - giveUpAt[0] >= 0) {
+        return generations.invalidate(slice);   // sent, or remembered for the background retries
+      }
+      Promise<Void> retried = Promise.promise();
+      vertx.setTimer(Math.max(1, redis.backoffRemainingMillis()), t -> dropSlice(slice, giveUpAt).onComplete(retried));
+      return retried.future();
+    });
   }
 
   /** Adds the post to these friends' cached pages; call after their rows are in Cassandra. Never fails. */
@@ -269,6 +305,11 @@ public final class FeedCache {
   /** Drops these friends' cached pages; call after their rows are in Cassandra. Never fails. */
   Future<Void> invalidate(List<Long> participantIds) {
     return generations == null ? Future.succeededFuture() : generations.invalidate(participantIds);
+  }
+
+  /** Friends whose pages wait for an invalidation to reach Redis (for tests and logs). */
+  int pendingInvalidations() {
+    return generations == null ? 0 : generations.pendingInvalidations();
   }
 
   void close() {

@@ -14,11 +14,13 @@ import newsfeed.common.redis.RedisConfig;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache.Lookup;
 import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TcpRelay;
 import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,6 +28,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
@@ -34,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static newsfeed.common.testing.Waiting.freePort;
 
 /**
  * The write-through feed cache on the stack's real Redis: a fanned-out post lands in every cached first page at
@@ -122,6 +126,60 @@ class FeedCacheIT {
     }
     assertTrue(FeedCache.writesThrough(FeedCache.WRITE_THROUGH_MAX_FRIENDS));
     assertFalse(FeedCache.writesThrough(FeedCache.WRITE_THROUGH_MAX_FRIENDS + 1));
+  }
+
+  @Test
+  void aDropAnsweredLateWaitsOutRedisBackOffAndSendsAgainInsteadOfLeavingThePagesPending() throws Exception {
+    withRedisBehindARelay((relay, late, errors) -> {
+      List<Long> friends = LongStream.range(0, 3L * FeedCache.DROP_SLICE + 1).mapToObj(i -> friend()).toList();
+      List<Long> filled = List.of(friends.get(0), friends.get(friends.size() - 1));
+      filled.forEach(friend -> fill(friend, List.of(row(friend, 300))));
+      // Redis does the work but its answers come after REDIS_TIMEOUT_MS: the first round trips time out
+      relay.holdAnswers();
+      vertx.setTimer(600, t -> relay.releaseAnswers());
+      onLoop(() -> late.drop(friends)).await(30, TimeUnit.SECONDS);
+      assertTrue(errors.get() >= 1, "a round trip timed out");
+      assertEquals(0, late.pendingInvalidations(), "sent again once the back-off was over");
+      filled.forEach(friend -> assertFalse(page(friend).hit(), "the page of " + friend + " is dropped"));
+    });
+  }
+
+  @Test
+  void aDropDuringAnOutageGivesUpAfterAWhileAndLeavesThePagesPending() throws Exception {
+    withRedisBehindARelay((relay, late, errors) -> {
+      List<Long> friends = LongStream.range(0, FeedCache.DROP_SLICE + 1).mapToObj(i -> friend()).toList();
+      relay.stop();
+      long started = System.nanoTime();
+      onLoop(() -> late.drop(friends)).await(30, TimeUnit.SECONDS);
+      long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+      assertEquals(friends.size(), late.pendingInvalidations(), "every page waits for the background retries");
+      assertTrue(tookMs >= FeedCache.DROP_WAIT_MS, "kept sending again for a while: " + tookMs);
+      assertTrue(tookMs < FeedCache.DROP_WAIT_MS + 3 * RedisStore.BACKOFF_MS, "then gave up: " + tookMs);
+    });
+  }
+
+  private interface RelayedCacheTest {
+    void run(TcpRelay relay, FeedCache cache, Supplier<Double> deleteErrors) throws Exception;
+  }
+
+  // the service's cache on the stack's Redis through a relay the test controls, with the service's default timeout
+  private static void withRedisBehindARelay(RelayedCacheTest test) throws Exception {
+    URI at = URI.create(StackEnv.get("REDIS_URL"));
+    TcpRelay relay = new TcpRelay(vertx, freePort(), at.getHost(), at.getPort());
+    relay.start();
+    Redis client = Redis.createClient(vertx, RedisConfig.fromEnv(new Env(Map.of(
+        "REDIS_URL", "redis://127.0.0.1:" + relay.port()))).options());
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    FeedCache cache = FeedCache.create(vertx, new RedisStore(client, registry, 250), Duration.ofSeconds(60), 32,
+        registry);
+    try {
+      test.run(relay, cache, () -> registry.find("newsfeed.cache.errors").tag("operation", "delete").counters()
+          .stream().mapToDouble(c -> c.count()).sum());
+    } finally {
+      cache.close();
+      client.close();
+      relay.stop();
+    }
   }
 
   @Test

@@ -47,6 +47,11 @@ public final class RedisStore {
     return System.nanoTime() - skipUntilNanos >= 0;
   }
 
+  /** How long the back-off after the last failure still lasts: 0 when Redis is {@link #available}. */
+  public long backoffRemainingMillis() {
+    return Math.max(0, TimeUnit.NANOSECONDS.toMillis(skipUntilNanos - System.nanoTime()));
+  }
+
   public Future<Response> send(String operation, Request request) {
     return call(operation, () -> redis.send(request));
   }

@@ -228,6 +228,21 @@ public final class StampedCache {
     });
   }
 
+  /**
+   * Makes these ids' cached values stale now, or fails: while Redis is backing off, or when the call fails (counted
+   * and logged). Nothing is remembered for a retry: for callers that retry themselves ({@link #invalidate} when
+   * they give up).
+   */
+  public Future<Void> tryInvalidate(Collection<Long> ids) {
+    if (ids.isEmpty()) {
+      return Future.succeededFuture();
+    }
+    if (!redis.available()) {
+      return Future.failedFuture("redis is backing off after a failure");
+    }
+    return sendInvalidation(ids).onFailure(err -> failed("delete", err));
+  }
+
   // one round trip: a new generation per id, then one DEL of all their values
   private Future<Void> sendInvalidation(Collection<Long> ids) {
     List<Request> requests = new ArrayList<>(2 * ids.size() + 1);
