@@ -6,6 +6,7 @@
 #   fanout         one poster with LOAD_TEST_FOLLOWERS followers, every sampled feed must get the post; inbound's
 #                  own timer, watched as the benchmark's fanout step does, must time each post's fan-out once
 #   experiment     the benchmark workload (posts, reads, searches) with CHECK_EVERY=3: deep and status-only checks
+#   soak-table     the benchmark's soak step, tiny: a table row per interval with traffic, p95 and every RSS
 #   graphql        the classic client's GraphQL mode through edge, tiny: every scenario's checks ran and passed
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
@@ -140,6 +141,36 @@ if run experiment experiment 0 RATE=30 DURATION=15s K6_WEB_DASHBOARD_PERIOD=1s P
   else
     fail experiment "the status-only and the deep checks of every scenario did not all run and pass ($summary)"
   fi
+fi
+
+# the benchmark's soak step as a user runs it, tiny (on this suite's services, which it reuses): its table has a row
+# per interval with posts and reads served, their p95 at the services, and the RSS of every service and store
+soak_table() {  # soak_table FILE: at least 2 rows, each with traffic, percentiles and every process's memory
+  python3 - "$1" <<'PY'
+import sys
+lines = [l.strip().strip("|").split("|") for l in open(sys.argv[1]) if l.startswith("|")]
+head, rows = [c.strip() for c in lines[0]], [[c.strip() for c in r] for r in lines[2:]]
+want = [f"{p} MiB" for p in ("social-graph-1", "outbound-1", "inbound-1", "search-1", "edge-1",
+                             "cassandra", "kafka", "postgresql", "redis", "solr")]
+missing = [w for w in want if w not in head]
+assert not missing, f"no column {missing} in {head}"
+assert len(rows) >= 2, f"{len(rows)} rows"
+for r in rows:
+    cell = dict(zip(head, r))
+    assert float(cell["posts/s"]) > 0 and float(cell["reads/s"]) > 0, r
+    float(cell["post p95 ms"]), float(cell["read p95 ms"])
+    assert all(float(cell[w]) > 0 for w in want), r
+    int(cell["compactions"])
+PY
+}
+soak_out=$NEWSFEED_RUN/bench-soak-$STAMP
+if OUT=$soak_out SOAK_RATE=40 SOAK_DURATION=35s SOAK_SAMPLE_S=10 PARTICIPANTS=40 FRIENDS=4 \
+    bash ci/bench/experiment/benchmarks.sh soak > "$soak_out.log" 2>&1 &&
+    grep -q $'^soak\tread_inbound,post_outbound\t40\t' "$soak_out/results.tsv" &&
+    soak_table "$soak_out/soak-minutes/per-minute.md" 2>> "$soak_out.log"; then
+  pass soak-table
+else
+  fail soak-table "benchmarks.sh soak: no results row or no table of its intervals ($soak_out.log)"
 fi
 
 # the classic client's GraphQL mode through the local edge (graphql.js), tiny: setup's mutations, then each of the

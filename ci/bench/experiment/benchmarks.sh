@@ -6,6 +6,8 @@
 #   target   posts at TARGET_POST_RATE for TARGET_DURATION (the 2-minute posts target of docs/benchmarks.md)
 #   reads    inbound reads of full feeds at each of READ_RATES;  search  keyword searches at SEARCH_RATES
 #   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
+#   soak     the mixed load at SOAK_RATE (2000) for SOAK_DURATION (10m), a table of its minutes (a row every
+#            SOAK_SAMPLE_S, 60) beside its row: OUT/soak-minutes/per-minute.md; run only when named
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
 #            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
 #   rows     the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), rows/s
@@ -14,7 +16,7 @@
 #   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
 # Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py) and the
 # services' own view of the window (server_metrics.py: latency at the API per route, fan-out delay, consumer lag).
-# Usage: ci/bench/experiment/benchmarks.sh [STEP...]     (default: every step, in the order above)
+# Usage: ci/bench/experiment/benchmarks.sh [STEP...]     (default: every step above but soak, in that order)
 # Environment: NEWSFEED_RUN (default a new /tmp/newsfeed-bench.*), NEWSFEED_PORT_OFFSET (default 2000),
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
 #   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), MIXED_RATES ("2000"), SEARCH_RATES ("50 100 200"),
@@ -102,10 +104,11 @@ print("\t".join([fmt(count / seconds), fmt(d.get("med")), fmt(d.get("p(95)")), f
 PY
 }
 
-# every running instance's base URL, for the services' own metrics
+# every running instance's base URL of these services (default: the four), for the services' own metrics
 service_urls() {
-  local svc port
-  for svc in social-graph outbound inbound search; do
+  local svc port services=("$@")
+  [ $# -gt 0 ] || services=(social-graph outbound inbound search)
+  for svc in "${services[@]}"; do
     for port in $(bash ci/local/services.sh ports "$svc"); do echo "http://127.0.0.1:$port"; done
   done
 }
@@ -186,6 +189,26 @@ step_mixed() {
       POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" P95_MS=50
   done
 }
+# the mixed load at SOAK_RATE for SOAK_DURATION, and besides its row a table of its minutes
+# (OUT/soak-minutes/per-minute.md, soak_watch.py): what the services served and their p95, the fan-out delay, the
+# RSS of every service and store, Cassandra's compactions; whether latency, memory or compaction drift over time
+step_soak() {
+  local rate=${SOAK_RATE:-2000} dir=$OUT/soak-minutes stack urls=() pids=()
+  stack=$(dirname "$(realpath "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}")")/stack
+  mapfile -t urls < <(service_urls)
+  pids=("$NEWSFEED_RUN"/services/pids/*.pid "$stack"/pids/{cassandra,kafka,postgresql,redis,solr}.pid)
+  mkdir -p "$dir"
+  # a sample when the load starts (load_step's test id: its setup's last line), then one every SOAK_SAMPLE_S
+  ( klog=$NEWSFEED_RUN/reports/bench-soak-$rate-$STAMP/k6.log
+    until grep -q 'setup: ' "$klog" 2>/dev/null; do sleep 0.2; done
+    exec python3 ci/bench/experiment/soak_watch.py sample "$dir" "${SOAK_SAMPLE_S:-60}" "${pids[@]}" -- "${urls[@]}" ) &
+  local sampler=$!
+  load_step soak experiment read_inbound,post_outbound "$rate" "${SOAK_DURATION:-10m}" \
+    POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" P95_MS=50
+  kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true
+  python3 ci/bench/experiment/soak_watch.py table "$dir" "$stack/logs/cassandra.log" > "$dir/per-minute.md"
+  cat "$dir/per-minute.md" >&2
+}
 step_search() {
   local r
   for r in ${SEARCH_RATES:-50 100 200}; do
@@ -197,7 +220,7 @@ step_search() {
 # gives each post's fan-out as the service measured it: post accepted -> the last friend's row acknowledged
 step_fanout() {
   local n k testid dir rc urls=()
-  mapfile -t urls < <(bash ci/local/services.sh ports inbound | sed 's|^|http://127.0.0.1:|')
+  mapfile -t urls < <(service_urls inbound)
   for n in ${FANOUT_FOLLOWERS:-1000 10000}; do
     # a count measured again in the same run (FANOUT_FOLLOWERS="100000 100000") gets a directory of its own
     dir=$OUT/fanout-$n k=1

@@ -65,12 +65,24 @@ def quantile(q, buckets):
     return lower_bound
 
 
-def diff(before_path, after_path):
-    before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in json.load(open(before_path))}
+def fanout_totals(samples):
+    """The fan-out timer's count and sum over every instance of a snapshot's samples."""
+    count = total = 0.0
+    for name, _, value in samples:
+        if name == "newsfeed_fanout_delay_seconds_count":
+            count += value
+        elif name == "newsfeed_fanout_delay_seconds_sum":
+            total += value
+    return count, total
+
+
+def window(before_samples, after_samples):
+    """What the services served between two snapshots: per route n and p50/p95/p99 ms (summed over status codes and
+    instances), the mean fan-out delay, the consumer lag at the end and the caches' hit ratios."""
+    before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in before_samples}
     result, routes, lag = {}, {}, 0.0
-    fanout = {"count": 0.0, "sum": 0.0}
     lookups = {}                                     # cache -> {"hit": n, "miss": n}
-    for name, labels, value in json.load(open(after_path)):
+    for name, labels, value in after_samples:
         delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
         if name == "newsfeed_http_server_requests_seconds_bucket":
             if labels.get("route") in SKIPPED_ROUTES:
@@ -78,11 +90,7 @@ def diff(before_path, after_path):
             key = f'{labels.get("service")} {labels.get("method")} {labels.get("route")}'
             le = float(labels["le"].replace("+Inf", "inf"))
             routes.setdefault(key, {}).setdefault(le, 0.0)
-            routes[key][le] += delta                 # summed over status codes and instances
-        elif name == "newsfeed_fanout_delay_seconds_count":
-            fanout["count"] += delta
-        elif name == "newsfeed_fanout_delay_seconds_sum":
-            fanout["sum"] += delta
+            routes[key][le] += delta
         elif name == "newsfeed_kafka_consumer_lag_records":
             lag += value
         elif name == "newsfeed_cache_requests_total":
@@ -95,14 +103,19 @@ def diff(before_path, after_path):
             continue
         result[key] = {"n": int(n), **{f"p{int(q * 100)}": round(1000 * quantile(q, buckets), 2)
                                        for q in (0.5, 0.95, 0.99)}}
-    if fanout["count"] > 0:
-        result["fanout_ms"] = round(1000 * fanout["sum"] / fanout["count"], 1)
+    (count_before, sum_before), (count_after, sum_after) = fanout_totals(before_samples), fanout_totals(after_samples)
+    if count_after > count_before:
+        result["fanout_ms"] = round(1000 * (sum_after - sum_before) / (count_after - count_before), 1)
     result["lag"] = int(lag)
     hits = {cache: round(c.get("hit", 0.0) / (c.get("hit", 0.0) + c.get("miss", 0.0)), 3)
             for cache, c in sorted(lookups.items()) if c.get("hit", 0.0) + c.get("miss", 0.0) > 0}
     if hits:
         result["cache_hits"] = hits
-    print(json.dumps(result, separators=(",", ":")))
+    return result
+
+
+def diff(before_path, after_path):
+    print(json.dumps(window(json.load(open(before_path)), json.load(open(after_path))), separators=(",", ":")))
 
 
 def fanouts(path, urls, interval=0.25):
@@ -111,16 +124,13 @@ def fanouts(path, urls, interval=0.25):
     last = None
     with open(path, "a") as f:
         while True:
-            count = total = 0.0
+            samples = []
             for url in urls:
                 try:
-                    for name, _, value in scrape(url):
-                        if name == "newsfeed_fanout_delay_seconds_count":
-                            count += value
-                        elif name == "newsfeed_fanout_delay_seconds_sum":
-                            total += value
+                    samples.extend(scrape(url))
                 except OSError as e:
                     print(f"server_metrics: {url}: {e}", file=sys.stderr)
+            count, total = fanout_totals(samples)
             if count != last:
                 f.write(json.dumps({"t": round(time.time(), 3), "count": count, "sum": total}) + "\n")
                 f.flush()
