@@ -38,15 +38,21 @@ def scrape(url):
     return samples
 
 
-def snapshot(path, urls):
-    out = []
+def scrape_all(urls):
+    """The samples of every instance that answers: one that is down has no numbers, the others still count."""
+    samples = []
     for url in urls:
         try:
-            out.extend(scrape(url))
-        except OSError as e:            # a service that is down has no numbers; the others still count
+            samples.extend(scrape(url))
+        except OSError as e:
             print(f"server_metrics: {url}: {e}", file=sys.stderr)
+    return samples
+
+
+def snapshot(path, urls):
+    samples = scrape_all(urls)
     with open(path, "w") as f:
-        json.dump(out, f)
+        json.dump(samples, f)
 
 
 def quantile(q, buckets):
@@ -124,13 +130,7 @@ def fanouts(path, urls, interval=0.25):
     last = None
     with open(path, "a") as f:
         while True:
-            samples = []
-            for url in urls:
-                try:
-                    samples.extend(scrape(url))
-                except OSError as e:
-                    print(f"server_metrics: {url}: {e}", file=sys.stderr)
-            count, total = fanout_totals(samples)
+            count, total = fanout_totals(scrape_all(urls))
             if count != last:
                 f.write(json.dumps({"t": round(time.time(), 3), "count": count, "sum": total}) + "\n")
                 f.flush()

@@ -16,7 +16,7 @@ import re
 import sys
 import time
 
-from server_metrics import scrape, window
+from server_metrics import scrape_all, window
 
 POST = "outbound POST /participant/:id/outbound"
 READ = "inbound GET /participant/:id/inbound"
@@ -39,12 +39,7 @@ def sample(out_dir, interval, pid_files, urls):
     n = 0
     while True:
         started = time.time()
-        samples = []
-        for url in urls:
-            try:
-                samples.extend(scrape(url))
-            except OSError as e:
-                print(f"soak_watch: {url}: {e}", file=sys.stderr)
+        samples = scrape_all(urls)
         with open(os.path.join(out_dir, f"server-{n:03d}.json"), "w") as f:
             json.dump(samples, f)
         rss = {os.path.basename(p)[:-len(".pid")]: rss_mib(p) for p in pid_files}
