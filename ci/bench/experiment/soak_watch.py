@@ -5,9 +5,9 @@
       DIR/server-NNN.json and the resident memory (VmRSS) of each process named by a pid file ("PID START" as
       ci/local writes them; the file's name without .pid names the process) as a line of DIR/rss.jsonl
   soak_watch.py table DIR [CASSANDRA_LOG]
-      a Markdown table, one row per interval (its end, seconds after the first sample): posts/s and reads/s served, their p95 at the services, the mean
-      fan-out delay, each process's RSS and the Cassandra compactions that ended in the interval (from the
-      "Compacted" lines Cassandra logs at INFO, with the size they read)
+      a Markdown table, one row per interval (its end, seconds after the first sample): posts/s and reads/s
+      served, their p95 at the services, the mean fan-out delay, each process's RSS and the Cassandra compactions
+      that ended in the interval (from the "Compacted" lines Cassandra logs at INFO, with the size they read)
 """
 import glob
 import json
@@ -16,7 +16,7 @@ import re
 import sys
 import time
 
-from server_metrics import scrape_all, window
+from server_metrics import snapshot, window
 
 POST = "outbound POST /participant/:id/outbound"
 READ = "inbound GET /participant/:id/inbound"
@@ -39,9 +39,7 @@ def sample(out_dir, interval, pid_files, urls):
     n = 0
     while True:
         started = time.time()
-        samples = scrape_all(urls)
-        with open(os.path.join(out_dir, f"server-{n:03d}.json"), "w") as f:
-            json.dump(samples, f)
+        snapshot(os.path.join(out_dir, f"server-{n:03d}.json"), urls)
         rss = {os.path.basename(p)[:-len(".pid")]: rss_mib(p) for p in pid_files}
         with open(os.path.join(out_dir, "rss.jsonl"), "a") as f:
             f.write(json.dumps({"n": n, "t": round(started, 3), "rss_mib": rss}) + "\n")
@@ -67,7 +65,7 @@ def compactions(path):
 
 
 def table(out_dir, cassandra_log=None):
-    snapshots = sorted(glob.glob(os.path.join(out_dir, "server-*.json")))
+    snapshots = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out_dir, "server-*.json")))]
     rss = [json.loads(line) for line in open(os.path.join(out_dir, "rss.jsonl")) if line.strip()]
     ended = compactions(cassandra_log)
     names = sorted({name for r in rss for name in r["rss_mib"]})
@@ -77,7 +75,7 @@ def table(out_dir, cassandra_log=None):
     print("|" + "---:|" * len(head))
     for i in range(1, min(len(snapshots), len(rss))):
         seconds = rss[i]["t"] - rss[i - 1]["t"]
-        w = window(json.load(open(snapshots[i - 1])), json.load(open(snapshots[i])))
+        w = window(snapshots[i - 1], snapshots[i])
         post, read = w.get(POST, {}), w.get(READ, {})
         done = [b for at, b in ended if rss[i - 1]["t"] < at <= rss[i]["t"]]
         cells = [f"{rss[i]['t'] - rss[0]['t']:.0f}", f"{post.get('n', 0) / seconds:.0f}", str(post.get("p95", "-")),

@@ -198,7 +198,7 @@ public final class FeedCache {
   static final int DROP_CONCURRENCY = 4;
   /**
    * How long after its first failure a drop keeps sending its failed slices again, each once Redis' back-off is
-   * over, before the rest of its pages go to the pending invalidations: a timeout under load costs a second, not
+   * over, before the slices still failing go to the pending invalidations: a timeout under load costs a second, not
    * the pages (the pending set is bounded for outages, and a million friends overflow it); an outage costs a large
    * fan-out this long, not more.
    */
