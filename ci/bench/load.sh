@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs a k6 scenario (k6/<scenario>.js: smoke | social | fanout | experiment | graphql) against the local services
+# Runs a k6 scenario (k6/<scenario>.js: smoke | social | fanout | experiment | graphql | grow) against the local services
 # of the run dir and keeps its reports in $NEWSFEED_RUN/reports/<testid>/: summary.json, summary.txt,
 # dashboard.html, k6.log.
 #
@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 
-usage() { echo "usage: $0 smoke|social|fanout|experiment|graphql [k6 run args...]" >&2; exit 2; }
+usage() { echo "usage: $0 smoke|social|fanout|experiment|graphql|grow [k6 run args...]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 scenario=$1; shift
 if [[ ! $scenario =~ ^[a-z]+$ ]] || [ ! -f "k6/$scenario.js" ]; then usage; fi

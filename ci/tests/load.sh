@@ -7,6 +7,8 @@
 #                  own timer, watched as the benchmark's fanout step does, must time each post's fan-out once
 #   experiment     the benchmark workload (posts, reads, searches) with CHECK_EVERY=3: deep and status-only checks
 #   soak-table     the benchmark's soak step, tiny: a table row per interval with traffic, p95 and every RSS
+#   growth-table   the benchmark's growth step, tiny: two stages grown through k6/grow.js, their fan-out waited for,
+#                  a row per stage with the stored counts, the rows grown, the load's p95, every memory and disk
 #   graphql        the classic client's GraphQL mode through edge, tiny: every scenario's checks ran and passed
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
@@ -171,6 +173,41 @@ if OUT=$soak_out SOAK_RATE=40 SOAK_DURATION=35s SOAK_SAMPLE_S=10 PARTICIPANTS=40
   pass soak-table
 else
   fail soak-table "benchmarks.sh soak: no results row or no table of its intervals ($soak_out.log)"
+fi
+
+# the benchmark's growth step as a user runs it, tiny: stage 1 adds 60 participants (3 hubs of 19 friends, 2 posts
+# each: 114 rows), stage 2 adds 90 (3 hubs of 29, 3 posts each: 261 more rows); every stage's fan-out completed
+growth_table() {  # growth_table FILE: stages 0-2, counts that grow by at least what was added, every memory and disk
+  python3 - "$1" <<'PY'
+import sys
+tables = open(sys.argv[1]).read().strip().split("\n\n")
+parse = lambda t: [[c.strip() for c in l.strip().strip("|").split("|")] for l in t.splitlines()]
+(head, _, *rows), (mhead, _, *mrows) = parse(tables[0]), parse(tables[1])
+cells = [dict(zip(head, r)) for r in rows]
+assert [c["stage"] for c in cells] == ["0", "1", "2"], cells
+num = lambda v: int(v.replace(",", ""))
+assert [num(c["rows grown"]) for c in cells] == [0, 114, 375], cells
+for before, after, added in ((cells[0], cells[1], 60), (cells[1], cells[2], 90)):
+    assert num(after["participants"]) - num(before["participants"]) >= added, (before, after)
+    assert num(after["friendships"]) - num(before["friendships"]) >= added - 3, (before, after)
+    float(after["fan-out settled in (s)"]), int(after["grown in (s)"])
+for c in cells:
+    assert float(c["achieved/s"]) > 0 and float(c["post p95 ms"]) > 0 and float(c["read p95 ms"]) > 0, c
+want = [f"{p} memory MiB" for p in ("social-graph-1", "outbound-1", "inbound-1", "search-1", "cassandra", "kafka",
+                                 "postgresql", "redis", "solr")] + [f"{s} disk MiB" for s in ("cassandra", "kafka",
+                                                                                               "postgresql", "solr")]
+assert not [w for w in want if w not in mhead], mhead
+assert all(float(dict(zip(mhead, r))[w]) > 0 for r in mrows for w in want) and len(mrows) == 3, mrows
+PY
+}
+growth_out=$NEWSFEED_RUN/bench-growth-$STAMP
+if OUT=$growth_out GROWTH_STAGES="60:20:2 90:30:3" GROWTH_RATE=40 GROWTH_DURATION=10s GROWTH_SETTLE_TIMEOUT_S=120 \
+    PARTICIPANTS=40 FRIENDS=4 bash ci/bench/experiment/benchmarks.sh growth > "$growth_out.log" 2>&1 &&
+    [ "$(grep -c $'^growth-[012]\tread_inbound,post_outbound\t40\t' "$growth_out/results.tsv")" -eq 3 ] &&
+    growth_table "$growth_out/growth/stages.md" 2>> "$growth_out.log"; then
+  pass growth-table
+else
+  fail growth-table "benchmarks.sh growth: no row per stage or a wrong table of the stages ($growth_out.log)"
 fi
 
 # the classic client's GraphQL mode through the local edge (graphql.js), tiny: setup's mutations, then each of the

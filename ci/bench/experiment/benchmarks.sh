@@ -8,6 +8,10 @@
 #   mixed    posts and reads together at each of MIXED_RATES, MIXED_READS_PER_POST (4) reads per post
 #   soak     the mixed load at SOAK_RATE (2000) for SOAK_DURATION (10m), a table of its minutes (a row every
 #            SOAK_SAMPLE_S, 60) beside its row: OUT/soak-minutes/per-minute.md; run only when named
+#   growth   the stored data grown stage by stage through the API (k6/grow.js, GROWTH_STAGES), and before the first
+#            stage and after each the same mixed load (GROWTH_RATE, 1000/s, GROWTH_DURATION, 60s) measured; the table
+#            of the stages (stored data, latency, CPU, memory and disk of every component) is OUT/growth/stages.md;
+#            run only when named
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
 #            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
 #   rows     the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), rows/s
@@ -16,12 +20,16 @@
 #   profile  async-profiler CPU profile of outbound, inbound and social-graph during a PROFILE_RATE posts run
 # Every load step also records where the machine's CPU went (k6, each service, each store: cpu_split.py) and the
 # services' own view of the window (server_metrics.py: latency at the API per route, fan-out delay, consumer lag).
-# Usage: ci/bench/experiment/benchmarks.sh [STEP...]     (default: every step above but soak, in that order)
+# Usage: ci/bench/experiment/benchmarks.sh [STEP...]     (default: every step above but soak and growth, in order)
 # Environment: NEWSFEED_RUN (default a new /tmp/newsfeed-bench.*), NEWSFEED_PORT_OFFSET (default 2000),
 #   NEWSFEED_STACK_ENV (the stores; otherwise a stack is started here and stopped at the end), OUT,
 #   POST_RATES ("250 500 1000"), READ_RATES ("1000 2000 3000"), MIXED_RATES ("2000"), SEARCH_RATES ("50 100 200"),
 #   STEP_DURATION (30s), TARGET_POST_RATE (1000), TARGET_DURATION (2m), FANOUT_FOLLOWERS ("1000 10000"),
-#   FANOUT_TIMEOUT_S (180: per post, until the sampled feeds show it),
+#   FANOUT_TIMEOUT_S (180: per post, until the sampled feeds show it), GROWTH_STAGES ("100000:1000:10
+#   400000:10000:10 500000:100000:14": per stage ADD:GROUP:POSTS of k6/grow.js, participants added in groups of one hub
+#   and GROUP - 1 friends, each hub posting POSTS times; friend lists past 10,000 need the services started with
+#   SERVICE_ENV=SOCIAL_GRAPH_MAX_FRIENDS=0), GROWTH_SETTLE_TIMEOUT_S (3600: per stage, until the fan-out of its posts
+#   completed), GROWTH_RATE (1000), GROWTH_DURATION (60s),
 #   PARTICIPANTS (1000), FRIENDS (10), MIXED_READS_PER_POST (4), CHECK_EVERY (10: k6 checks every 10th response in
 #   depth, the rest by status), PRE_ALLOCATED_VUS (400: every VU of experiment.js initialised before the load),
 #   WARMUP_RATE (600), WARMUP_DURATION (90s), PROFILE_RATE (500), SERVICE_JAVA_OPTS (as ci/local/services.sh).
@@ -208,6 +216,58 @@ step_soak() {
   kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true
   python3 ci/bench/experiment/soak_watch.py table "$dir" "$stack/logs/cassandra.log" > "$dir/per-minute.md"
   cat "$dir/per-minute.md" >&2
+}
+# the stored data grown stage by stage (k6/grow.js: participants, friend lists of GROUP - 1 and their fan-out rows) and
+# the same mixed load measured before the first stage and after each, once the stage's fan-out completed: where
+# latency, memory or disk give out as the data grows, and which component first
+step_growth() {
+  local dir=$OUT/growth stack urls=() pids=() n=0 spec add group posts rows=0 testid rc t grow_s settle_s befriended
+  stack=$(dirname "$(realpath "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}")")/stack
+  mapfile -t urls < <(service_urls)
+  pids=("$NEWSFEED_RUN"/services/pids/*.pid "$stack"/pids/{cassandra,kafka,postgresql,redis,solr}.pid)
+  mkdir -p "$dir"
+  growth_load 0 '{"stage":0,"rows":0}'
+  for spec in ${GROWTH_STAGES:-100000:1000:10 400000:10000:10 500000:100000:14}; do
+    IFS=: read -r add group posts <<< "$spec"
+    n=$((n + 1)) testid=bench-growth-$n-$STAMP rc=0
+    log "growth: stage $n, $add participants in groups of $group, $posts posts per hub"
+    python3 ci/bench/experiment/server_metrics.py snapshot "$dir/before-$n.json" "${urls[@]}"
+    t=$SECONDS
+    env TESTID="$testid" ADD="$add" GROUP="$group" POSTS="$posts" bash ci/bench/load.sh grow -q \
+      > "$dir/grow-$n.out" 2>&1 || rc=$?
+    grow_s=$((SECONDS - t))
+    cp "$NEWSFEED_RUN/reports/$testid/summary.json" "$dir/grow-$n.json" 2>/dev/null || true
+    [ "$rc" -eq 0 ] || log "growth: k6/grow.js exited $rc (see $dir/grow-$n.out)"
+    read -r befriended accepted < <(jq -r '[.metrics.grow_followers.values.count // 0,
+      .metrics.grow_posts.values.count // 0] | map(floor) | "\(.[0]) \(.[1])"' "$dir/grow-$n.json" 2>/dev/null \
+      || echo 0 0)
+    # every follower of a hub gets each of its accepted posts (all of them when k6 exited 0)
+    rows=$((rows + befriended * posts))
+    t=$SECONDS
+    settle_s=$(python3 ci/bench/experiment/server_metrics.py settle "$dir/before-$n.json" "$accepted" \
+      "${GROWTH_SETTLE_TIMEOUT_S:-3600}" "${urls[@]}") || settle_s=-
+    log "growth: stage $n grown in $grow_s s, its $accepted posts fanned out $((SECONDS - t)) s later"
+    growth_load "$n" "{\"stage\":$n,\"rows\":$rows,\"grow_s\":$grow_s,\"settle_s\":\"$settle_s\",\"k6_exit\":$rc}"
+  done
+  python3 ci/bench/experiment/growth_watch.py table "$dir" "$RESULTS" > "$dir/stages.md"
+  cat "$dir/stages.md" >&2
+}
+# growth_load N JSON: the mixed load of stage N, then the stage's record (JSON and the stores' counts, memory, disk)
+growth_load() {
+  local participants friendships
+  load_step "growth-$1" experiment read_inbound,post_outbound "${GROWTH_RATE:-1000}" "${GROWTH_DURATION:-60s}" \
+    POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" P95_MS=50
+  read -r participants friendships < <(stack_sql \
+    "SELECT (SELECT count(*) FROM participant), (SELECT count(*) / 2 FROM friendship)")
+  python3 ci/bench/experiment/growth_watch.py stage "$dir/stage-$1.json" \
+    "$(jq -c --argjson p "${participants:-null}" --argjson f "${friendships:-null}" \
+      '. + {participants: $p, friendships: $f}' <<< "$2")" "${pids[@]}" -- "$stack"/{cassandra,kafka,postgresql,redis,solr}
+}
+# one query in the stack's PostgreSQL as the services' user, its row's cells separated by spaces
+stack_sql() {
+  # shellcheck source=/dev/null   # the stack env file: PG_* and the other stores' settings
+  ( set -a; . "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}"; set +a
+    PGPASSWORD=$PG_PASSWORD psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$PG_DATABASE" -AtF ' ' -c "$1" )
 }
 step_search() {
   local r

@@ -6,6 +6,8 @@
       changes: {"t": unix time, "count": fan-outs completed, "sum": their delays in seconds}, summed over the URLs
   server_metrics.py fanout-delays FILE     print {"posts": n, "ms": [...]}: each completed fan-out's delay as the
       service measured it (post accepted -> last friend's row acknowledged), from FILE's successive lines
+  server_metrics.py settle BEFORE POSTS TIMEOUT_S URL...   wait until the fan-outs completed since the snapshot
+      BEFORE number at least POSTS and no consumer group lags; print the seconds waited (exit 1 after TIMEOUT_S)
   server_metrics.py diff BEFORE AFTER      print one JSON object for the window between the two snapshots:
       {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ...,
        "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind,
@@ -138,6 +140,24 @@ def fanouts(path, urls, interval=0.25):
             time.sleep(interval)
 
 
+def settle(before_path, posts, timeout_s, urls, interval=1.0):
+    """Waits for the fan-out of POSTS more posts and for every consumer to catch up. Both: a lag gauge is as of its
+    consumer's last refresh, so one busy with a long batch can still show 0 for records published since."""
+    started = time.time()
+    done_before, _ = fanout_totals(json.load(open(before_path)))
+    while True:
+        samples = scrape_all(urls)
+        done = fanout_totals(samples)[0] - done_before
+        lag = sum(v for name, _, v in samples if name == "newsfeed_kafka_consumer_lag_records")
+        if done >= posts and lag == 0:
+            print(round(time.time() - started, 1))
+            return
+        if time.time() - started > timeout_s:
+            sys.exit(f"server_metrics: {int(done)} of {posts} fan-outs done and a lag of {int(lag)} "
+                     f"after {timeout_s} s")
+        time.sleep(interval)
+
+
 def fanout_delays(path):
     lines = [json.loads(line) for line in open(path) if line.strip()]
     delays = []
@@ -153,6 +173,8 @@ def main():
         snapshot(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) >= 4 and sys.argv[1] == "fanouts":
         fanouts(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 6 and sys.argv[1] == "settle":
+        settle(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5:])
     elif len(sys.argv) == 3 and sys.argv[1] == "fanout-delays":
         fanout_delays(sys.argv[2])
     elif len(sys.argv) == 4 and sys.argv[1] == "diff":
