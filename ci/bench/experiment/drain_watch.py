@@ -22,7 +22,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from measure import host_cpu_busy, query  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "report"))
+from measure import host_cpu_busy  # noqa: E402
+from prom_api import query  # noqa: E402
 
 
 def read(url, svc, now):

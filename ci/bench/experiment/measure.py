@@ -15,26 +15,14 @@ import json
 import math
 import os
 import sys
-import urllib.parse
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../report"))
+from prom_api import PrometheusError, query  # noqa: E402
 
 API_ROUTES = 'route!~"/metrics|/health/.*"'
 # k6 setup requests (participants, friendships) are not part of the measured load
 K6_LOAD = 'group!="::setup",phase!="setup"'
 ASYNC_DELAY = {"inbound": "newsfeed_fanout_delay_seconds", "search": "newsfeed_search_index_delay_seconds"}
-
-
-def query(url, expr, at):
-    """Instant query; returns the list of (labels, float value)."""
-    params = urllib.parse.urlencode({"query": expr, "time": f"{at:.3f}"})
-    with urllib.request.urlopen(f"{url.rstrip('/')}/api/v1/query?{params}", timeout=30) as resp:
-        body = json.load(resp)
-    if body.get("status") != "success":
-        raise RuntimeError(f"query failed: {expr}: {body}")
-    data = body["data"]
-    if data["resultType"] == "scalar":
-        return [({}, float(data["result"][1]))]
-    return [(r["metric"], float(r["value"][1])) for r in data["result"]]
 
 
 def scalar(url, expr, at):
@@ -192,8 +180,8 @@ def main():
         a.k6_start = a.t0
     try:
         print(json.dumps(measure(a)))
-    except OSError as e:
-        print(f"measure: Prometheus {a.prometheus}: {e}", file=sys.stderr)
+    except PrometheusError as e:
+        print(f"measure: {e}", file=sys.stderr)
         sys.exit(1)
 
 

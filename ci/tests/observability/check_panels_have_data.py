@@ -9,11 +9,13 @@ panel matches.
 """
 import argparse
 import json
+import os
 import re
 import sys
 import time
-import urllib.parse
-import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../bench/report"))
+from prom_api import api  # noqa: E402
 
 VARIABLES = {"$__rate_interval": "1m", "${datasource}": ""}
 
@@ -42,12 +44,6 @@ def queries(files, title):
             yield f"{panel_title} {t['refId']}", expr
 
 
-def series(prometheus, expr):
-    url = f"{prometheus}/api/v1/query?{urllib.parse.urlencode({'query': expr})}"
-    with urllib.request.urlopen(url, timeout=10) as r:
-        return json.load(r)["data"]["result"]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--prometheus", required=True)
@@ -63,7 +59,7 @@ def main():
     failed = 0
     for what, expr in todo:
         while True:
-            found = series(args.prometheus, expr)
+            found = api(args.prometheus, "query", timeout=10, query=expr)["result"]
             if found or time.time() > deadline:
                 break
             time.sleep(2)

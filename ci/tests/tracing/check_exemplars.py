@@ -15,13 +15,14 @@ import os
 import sys
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 
 from check_trace import post, poster_with_friends
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../observability"))
 from check_panels_have_data import panel_queries  # noqa: E402  (the dashboards' queries, variables at "all")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../bench/report"))
+from prom_api import api  # noqa: E402
 
 OPENMETRICS = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
 FAILED = 0
@@ -42,8 +43,7 @@ def get(url, headers=None):
 
 
 def prometheus(path, **params):
-    _, body = get(f"{os.environ['PROMETHEUS_URL']}{path}?{urllib.parse.urlencode(params)}")
-    return json.loads(body)["data"]
+    return api(os.environ["PROMETHEUS_URL"], path, timeout=15, **params)
 
 
 def exemplar_targets(files):
@@ -53,7 +53,7 @@ def exemplar_targets(files):
 
 
 def exemplars(expr, start):
-    data = prometheus("/api/v1/query_exemplars", query=expr, start=start, end=time.time())
+    data = prometheus("query_exemplars", query=expr, start=start, end=time.time())
     return [e for series in data for e in series["exemplars"]]
 
 
@@ -102,10 +102,10 @@ def main(files):
               f"{len(known)} of {ids[:3]}")
 
     recorded = wait_for(lambda: prometheus(
-        "/api/v1/query", query='service_route_method:newsfeed_http_server_requests_seconds:histogram_quantile'
+        "query", query='service_route_method:newsfeed_http_server_requests_seconds:histogram_quantile'
         '{service="outbound", route="/participant/:id/outbound", quantile="0.95"}')["result"], 75)
     check(bool(recorded), "the recording rules still record the per-route p95 of posts from the OpenMetrics scrape")
-    created = prometheus("/api/v1/series", **{"match[]": '{__name__=~".+_created"}', "start": start})
+    created = prometheus("series", **{"match[]": '{__name__=~".+_created"}', "start": start})
     check(not created, "no `_created` series from the OpenMetrics scrape", str(created[:3]))
     return 1 if FAILED else 0
 
