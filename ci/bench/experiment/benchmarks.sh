@@ -252,7 +252,8 @@ step_growth() {
   python3 ci/bench/experiment/growth_watch.py table "$dir" "$RESULTS" > "$dir/stages.md"
   cat "$dir/stages.md" >&2
 }
-# growth_load N JSON: the mixed load of stage N, then the stage's record (JSON and the stores' counts, memory, disk)
+# growth_load N JSON: the mixed load of stage N, then the stage's record (JSON and the stores' counts, memory, disk);
+# called from step_growth, whose dir, pids and stack it reads
 growth_load() {
   local participants friendships
   load_step "growth-$1" experiment read_inbound,post_outbound "${GROWTH_RATE:-1000}" "${GROWTH_DURATION:-60s}" \
