@@ -82,6 +82,9 @@ row() { local IFS=$'\t'; echo "$*" >> "$RESULTS"; }
 source ci/bench/experiment/cpu_dirs.sh
 mapfile -t CPU_DIRS < <(cpu_dirs)
 loadavg() { cut -d' ' -f1 /proc/loadavg; }
+# the stores' env file and their run dir (pids, logs, data): a shared stack's, or the one started here
+stack_env() { echo "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}"; }
+stack_dir() { echo "$(dirname "$(realpath "$(stack_env)")")/stack"; }
 pid_of() { read -r pid _ < "$NEWSFEED_RUN/services/pids/$1.pid"; echo "$pid"; }
 
 step_startup() {
@@ -202,7 +205,7 @@ step_mixed() {
 # RSS of every service and store, Cassandra's compactions; whether latency, memory or compaction drift over time
 step_soak() {
   local rate=${SOAK_RATE:-2000} dir=$OUT/soak-minutes stack urls=() pids=()
-  stack=$(dirname "$(realpath "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}")")/stack
+  stack=$(stack_dir)
   mapfile -t urls < <(service_urls)
   pids=("$NEWSFEED_RUN"/services/pids/*.pid "$stack"/pids/{cassandra,kafka,postgresql,redis,solr}.pid)
   mkdir -p "$dir"
@@ -222,7 +225,7 @@ step_soak() {
 # latency, memory or disk give out as the data grows, and which component first
 step_growth() {
   local dir=$OUT/growth stack urls=() pids=() n=0 spec add group posts rows=0 testid rc t grow_s settle_s befriended
-  stack=$(dirname "$(realpath "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}")")/stack
+  stack=$(stack_dir)
   mapfile -t urls < <(service_urls)
   pids=("$NEWSFEED_RUN"/services/pids/*.pid "$stack"/pids/{cassandra,kafka,postgresql,redis,solr}.pid)
   mkdir -p "$dir"
@@ -267,7 +270,7 @@ growth_load() {
 # one query in the stack's PostgreSQL as the services' user, its row's cells separated by spaces
 stack_sql() {
   # shellcheck source=/dev/null   # the stack env file: PG_* and the other stores' settings
-  ( set -a; . "${NEWSFEED_STACK_ENV:-$NEWSFEED_RUN/stack.env}"; set +a
+  ( set -a; . "$(stack_env)"; set +a
     PGPASSWORD=$PG_PASSWORD psql -h "$PG_HOST" -p "$PG_PORT" -U "$PG_USER" -d "$PG_DATABASE" -AtF ' ' -c "$1" )
 }
 step_search() {

@@ -17,7 +17,7 @@ import os
 import re
 import sys
 
-from soak_watch import POST, READ
+from soak_watch import POST, READ, process_name
 
 
 def disk_mib(path):
@@ -69,7 +69,7 @@ def tree_memory_mib(pid_file, tree):
 def stage(path, counts, pid_files, dirs):
     record = json.loads(counts)
     tree = children()
-    record["memory_mib"] = {os.path.basename(p)[:-len(".pid")]: tree_memory_mib(p, tree) for p in pid_files}
+    record["memory_mib"] = {process_name(p): tree_memory_mib(p, tree) for p in pid_files}
     record["disk_mib"] = {os.path.basename(d.rstrip("/")): disk_mib(d) for d in dirs}
     with open(path, "w") as f:
         json.dump(record, f)
@@ -89,6 +89,11 @@ def as_json(cell):
         return {}
 
 
+def parsed(load):
+    """A load row with its JSON cells read once: (row, CPU cores by component, the services' view)."""
+    return load, as_json(load.get("cpu_cores")), as_json(load.get("server"))
+
+
 def thousands(n):
     return "-" if n is None else f"{n:,}"
 
@@ -106,20 +111,19 @@ def table(out_dir, results):
                     key=lambda p: int(re.search(r"stage-(\d+)", p).group(1)))
     records = [json.load(open(p)) for p in stages]
     rows = load_rows(results)
-    loads = [rows.get(f"growth-{r['stage']}", {}) for r in records]
-    groups = sorted({g for load in loads for g in as_json(load.get("cpu_cores"))},
-                    key=lambda g: -max(as_json(load.get("cpu_cores")).get(g, 0) for load in loads))[:6]
+    loads = [parsed(rows.get(f"growth-{r['stage']}", {})) for r in records]
+    groups = sorted({g for _, cpu, _ in loads for g in cpu},
+                    key=lambda g: -max(cpu.get(g, 0) for _, cpu, _ in loads))[:6]
     print_table(["stage", "participants", "friendships", "rows grown", "grown in (s)", "fan-out settled in (s)",
                  "achieved/s", "k6 read p95 ms", "post p95 ms", "read p95 ms", "feed hits"]
                 + [f"{g} cores" for g in groups],
                 [[r["stage"], thousands(r.get("participants")), thousands(r.get("friendships")),
                   thousands(r.get("rows")), r.get("grow_s", "-"), r.get("settle_s", "-"),
                   load.get("achieved_per_s", "-"), load.get("p95_ms", "-"),
-                  as_json(load.get("server")).get(POST, {}).get("p95", "-"),
-                  as_json(load.get("server")).get(READ, {}).get("p95", "-"),
-                  as_json(load.get("server")).get("cache_hits", {}).get("inbound", "-")]
-                 + [as_json(load.get("cpu_cores")).get(g, "-") for g in groups]
-                 for r, load in zip(records, loads)])
+                  server.get(POST, {}).get("p95", "-"), server.get(READ, {}).get("p95", "-"),
+                  server.get("cache_hits", {}).get("inbound", "-")]
+                 + [cpu.get(g, "-") for g in groups]
+                 for r, (load, cpu, server) in zip(records, loads)])
     names = sorted({n for r in records for n in r["memory_mib"]})
     dirs = sorted({d for r in records for d in r["disk_mib"]})
     print_table(["stage"] + [f"{n} memory MiB" for n in names] + [f"{d} disk MiB" for d in dirs],

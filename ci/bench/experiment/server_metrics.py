@@ -84,11 +84,16 @@ def fanout_totals(samples):
     return count, total
 
 
+def consumer_lag(samples):
+    """The records the consumer groups are behind, summed over every instance of a snapshot's samples."""
+    return sum(value for name, _, value in samples if name == "newsfeed_kafka_consumer_lag_records")
+
+
 def window(before_samples, after_samples):
     """What the services served between two snapshots: per route n and p50/p95/p99 ms (summed over status codes and
     instances), the mean fan-out delay, the consumer lag at the end and the caches' hit ratios."""
     before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in before_samples}
-    result, routes, lag = {}, {}, 0.0
+    result, routes = {}, {}
     lookups = {}                                     # cache -> {"hit": n, "miss": n}
     for name, labels, value in after_samples:
         delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
@@ -99,8 +104,6 @@ def window(before_samples, after_samples):
             le = float(labels["le"].replace("+Inf", "inf"))
             routes.setdefault(key, {}).setdefault(le, 0.0)
             routes[key][le] += delta
-        elif name == "newsfeed_kafka_consumer_lag_records":
-            lag += value
         elif name == "newsfeed_cache_requests_total":
             counts = lookups.setdefault(labels.get("cache"), {})
             counts[labels.get("result")] = counts.get(labels.get("result"), 0.0) + delta
@@ -114,7 +117,7 @@ def window(before_samples, after_samples):
     (count_before, sum_before), (count_after, sum_after) = fanout_totals(before_samples), fanout_totals(after_samples)
     if count_after > count_before:
         result["fanout_ms"] = round(1000 * (sum_after - sum_before) / (count_after - count_before), 1)
-    result["lag"] = int(lag)
+    result["lag"] = int(consumer_lag(after_samples))
     hits = {cache: round(c.get("hit", 0.0) / (c.get("hit", 0.0) + c.get("miss", 0.0)), 3)
             for cache, c in sorted(lookups.items()) if c.get("hit", 0.0) + c.get("miss", 0.0) > 0}
     if hits:
@@ -148,7 +151,7 @@ def settle(before_path, posts, timeout_s, urls, interval=1.0):
     while True:
         samples = scrape_all(urls)
         done = fanout_totals(samples)[0] - done_before
-        lag = sum(v for name, _, v in samples if name == "newsfeed_kafka_consumer_lag_records")
+        lag = consumer_lag(samples)
         if done >= posts and lag == 0:
             print(round(time.time() - started, 1))
             return

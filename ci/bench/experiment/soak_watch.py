@@ -22,6 +22,11 @@ POST = "outbound POST /participant/:id/outbound"
 READ = "inbound GET /participant/:id/inbound"
 
 
+def process_name(pid_file):
+    """The name a pid file gives its process: the file's name without .pid (e.g. inbound-1, cassandra)."""
+    return os.path.basename(pid_file)[:-len(".pid")]
+
+
 def rss_mib(pid_file):
     try:
         with open(pid_file) as f:
@@ -40,7 +45,7 @@ def sample(out_dir, interval, pid_files, urls):
     while True:
         started = time.time()
         snapshot(os.path.join(out_dir, f"server-{n:03d}.json"), urls)
-        rss = {os.path.basename(p)[:-len(".pid")]: rss_mib(p) for p in pid_files}
+        rss = {process_name(p): rss_mib(p) for p in pid_files}
         with open(os.path.join(out_dir, "rss.jsonl"), "a") as f:
             f.write(json.dumps({"n": n, "t": round(started, 3), "rss_mib": rss}) + "\n")
         n += 1
