@@ -61,6 +61,15 @@ done
 # stop the shared stack first, so the count below is the run's last line
 cleanup
 trap - EXIT
+# each failed check again, with the lines its suite printed just before it (a check says why on stderr), so the end of
+# a long run's output is enough to see what failed
+for s in "${failed_suites[@]}"; do
+  [ -f "$NEWSFEED_RUN/logs/$s.log" ] || continue
+  echo "--- $s: failed checks (log: $NEWSFEED_RUN/logs/$s.log)"
+  # or, when it stopped without a FAIL line, its last lines
+  sed 's/\x1b\[[0-9;]*m//g' "$NEWSFEED_RUN/logs/$s.log" | grep -B6 -E '^FAIL' | tail -n 60 ||
+    tail -n 20 "$NEWSFEED_RUN/logs/$s.log"
+done
 [ ${#failed_suites[@]} -eq 0 ] || echo "failed suites: ${failed_suites[*]}"
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]
