@@ -28,7 +28,7 @@ STOP_TIMEOUT=${NEWSFEED_STACK_STOP_TIMEOUT:-30}
 store_ports() {
   case $1 in
     kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_JMX_EXPORTER_PORT" ;;
-    cassandra) echo "$CASSANDRA_PORT $CASSANDRA_STORAGE_PORT $CASSANDRA_JMX_PORT" ;;
+    cassandra) echo "$CASSANDRA_PORT $CASSANDRA_STORAGE_PORT $CASSANDRA_JMX_PORT $CASSANDRA_METRICS_PORT" ;;
     redis) echo "$REDIS_PORT $REDIS_EXPORTER_PORT" ;;
     postgresql) echo "$PG_PORT $POSTGRESQL_EXPORTER_PORT" ;;
     *-exporter) ;;   # its port is among its store's
@@ -127,6 +127,7 @@ write_env() {
     echo "REDIS_METRICS_ADDRESS=$STACK_HOST:$REDIS_EXPORTER_PORT"
     echo "KAFKA_METRICS_ADDRESS=$STACK_HOST:$KAFKA_JMX_EXPORTER_PORT"
     echo "POSTGRESQL_METRICS_ADDRESS=$STACK_HOST:$POSTGRESQL_EXPORTER_PORT"
+    echo "CASSANDRA_METRICS_ADDRESS=$STACK_HOST:$CASSANDRA_METRICS_PORT"
     # with NEWSFEED_STACK_AUTH each store's admin credentials (<store>_admin_env of ci/local/stack/stores/<store>.sh)
     if stack_auth; then
       local s

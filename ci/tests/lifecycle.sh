@@ -128,11 +128,12 @@ prometheus_value_positive() {  # prometheus_value_positive QUERY: its first seri
 }
 demo_stores() {  # the stores' own metrics, scraped since the demo started Prometheus after the stack
   python3 ci/tests/observability/check_panels_have_data.py --prometheus "$PROMETHEUS" \
-    --title '^(PostgreSQL|Solr|Redis|Kafka)' --wait 30 charts/newsfeed/files/dashboards/newsfeed-stores.json &&
+    --title '^(PostgreSQL|Solr|Redis|Kafka|Cassandra)' --wait 30 charts/newsfeed/files/dashboards/newsfeed-stores.json &&
     prometheus_value_positive 'sum(solr_metrics_core_requests_total{handler="/update", type="requests"})' &&
     prometheus_value_positive 'sum(kafka_server_brokertopicmetrics_messagesinpersec_count{topic="outbound-posted"})' &&
     prometheus_value_positive 'sum(redis_commands_total{cmd=~"get|mget|zadd|zrange"})' &&
     prometheus_value_positive 'min(cnpg_collector_up{namespace="local", pod="postgresql-local-1"})' &&
+    prometheus_value_positive 'sum(org_apache_cassandra_metrics_table_write_latency_count{namespace="local", table="inbound"})' &&
     demo_rows_counted
 }
 demo_rows_counted() {  # PostgreSQL's exporter counted at least the participant and friendship rows the demo wrote
@@ -153,9 +154,9 @@ demo_rows_counted() {  # PostgreSQL's exporter counted at least the participant 
   echo "$query stayed below the $rows rows psql counts; Prometheus answered: $answer" >&2
   return 1
 }
-check "the demo's Prometheus scrapes Solr and the exporters of PostgreSQL, Redis and Kafka: the stores dashboard's \
-PostgreSQL, Solr, Redis and Kafka panels have data; the demo's rows, posts' index updates, events and cache writes \
-counted" demo_stores
+check "the demo's Prometheus scrapes Solr and the exporters of PostgreSQL, Redis, Kafka and Cassandra: the stores \
+dashboard's PostgreSQL, Solr, Redis, Kafka and Cassandra panels have data; the demo's rows, posts' index updates, events, \
+cache writes and fan-out rows counted" demo_stores
 
 # ------------------------------------------------------------------ make clean after SIGKILLs
 kill_store_and_service() {

@@ -41,10 +41,10 @@ env_complete() {
   local key
   for key in PG_HOST PG_PORT PG_DATABASE PG_USER PG_PASSWORD REDIS_URL CASSANDRA_CONTACT_POINTS \
     CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION \
-    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS POSTGRESQL_METRICS_ADDRESS; do
+    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS POSTGRESQL_METRICS_ADDRESS CASSANDRA_METRICS_ADDRESS; do
     grep -q "^$key=." "$STACK_ENV" || { echo "stack.env lacks $key" >&2; return 1; }
   done
-  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 16 ]
+  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 17 ]
 }
 
 psql_app() {
@@ -157,6 +157,26 @@ kafka_exporter_serves() {
     grep -qx 1.0
 }
 
+# the JMX agent in Cassandra's JVM serves Cassandra's metrics under K8ssandra's names: the coordinator's writes and
+# reads counted by type, and each table's own, after cassandra_insert_select wrote one row to outbound and one to
+# inbound and read each back; nothing else writes to them
+cassandra_exporter_serves() {
+  local address=127.0.0.1:$CASSANDRA_METRICS_PORT prefix=org_apache_cassandra_metrics table writes
+  writes=$(metric_value "$address" "${prefix}_client_request_latency_count{request_type=\"Write\"}") &&
+    awk -v n="$writes" 'BEGIN {exit !(n >= 2)}' || { echo "coordinated writes: '$writes'" >&2; return 1; }
+  for table in outbound inbound; do
+    metric_value "$address" "${prefix}_table_write_latency_count{keyspace=\"newsfeed\",table=\"$table\"}" |
+      grep -qx 1.0 || { echo "writes to $table: not 1" >&2; return 1; }
+    metric_value "$address" "${prefix}_table_read_latency_count{keyspace=\"newsfeed\",table=\"$table\"}" |
+      grep -qx 1.0 || { echo "reads of $table: not 1" >&2; return 1; }
+  done
+  # the meters of a request type as counters (_total), the node's load in bytes, a thread pool's queue
+  metric_value "$address" "${prefix}_client_request_timeouts_total{request_type=\"Write\"}" | grep -qx 0.0 &&
+    awk -v n="$(metric_value "$address" "${prefix}_storage_load")" 'BEGIN {exit !(n > 0)}' &&
+    metric_value "$address" \
+      "${prefix}_thread_pools_pending_tasks{pool_name=\"MutationStage\",pool_type=\"request\"}" >/dev/null
+}
+
 # pg_sample SERIES BEFORE [AFTER]: the sample of a series of the exporter beside PostgreSQL, its labels in the
 # exporter's (alphabetical) order: BEFORE and AFTER the exporter's own label `server`
 pg_sample() {
@@ -250,6 +270,8 @@ if [ "$failed" -eq 0 ]; then
     postgresql_exporter_serves
   check "kafka: its JMX exporter counts the record on $KAFKA_TOPIC and one active controller" kafka_exporter_serves
   check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select
+  check "cassandra: its JMX exporter counts the row written to and read from each table, under K8ssandra's names" \
+    cassandra_exporter_serves
   check "solr: add a document, find it by a stemmed query" solr_add_query
   check "up again is a no-op" up_again_is_noop
   check "stop-store/start-store redis (and its exporter)" stop_start_single_store

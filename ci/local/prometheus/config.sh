@@ -51,7 +51,8 @@ EOF
 # prometheus_store_jobs STACK_ENV DIR: prints the scrape jobs of the local stack's stores: Redis and Kafka through
 # their exporters (REDIS_METRICS_ADDRESS, KAFKA_METRICS_ADDRESS of stack.env), labelled as the chart's
 # ServiceMonitors of the Redis and Kafka charts label them; PostgreSQL's exporter (POSTGRESQL_METRICS_ADDRESS) as the
-# chart's PodMonitor labels a CloudNativePG instance, without the exporter's own `server` label; Solr, which serves
+# chart's PodMonitor labels a CloudNativePG instance, without the exporter's own `server` label; Cassandra's JMX
+# exporter (CASSANDRA_METRICS_ADDRESS) as K8ssandra's ServiceMonitor labels a Cassandra pod; Solr, which serves
 # Prometheus metrics itself (/solr/admin/metrics?wt=prometheus), as the chart's PodMonitor scrapes it; with
 # NEWSFEED_STACK_AUTH the store's admin from stack.env, its password in a file under DIR (mode 600)
 prometheus_store_jobs() {
@@ -59,6 +60,7 @@ prometheus_store_jobs() {
   exporter_job "$env" REDIS_METRICS_ADDRESS redis redis-local-1 metrics http-metrics
   exporter_job "$env" KAFKA_METRICS_ADDRESS kafka kafka-local-1 jmx-exporter http-metrics
   exporter_job "$env" POSTGRESQL_METRICS_ADDRESS postgresql postgresql-local-1 postgres metrics server
+  exporter_job "$env" CASSANDRA_METRICS_ADDRESS cassandra cassandra-local-1 cassandra metrics
   solr_job "$env" "$dir"
 }
 

@@ -1,8 +1,8 @@
 # Cassandra 5.0.9 as one node: CassandraDaemon on the jars of ~/.cache/newsfeed/stores/cassandra-<version>/lib
-# with the Java 17 module options of its conf/jvm17-server.options, a 1 GiB heap, and a cassandra.yaml
-# generated here (ports from contracts.md + offset, every directory under the run dir). With NEWSFEED_STACK_AUTH:
-# PasswordAuthenticator, CassandraAuthorizer and CassandraRoleManager, and the default superuser cassandra/cassandra
-# replaced by CASSANDRA_ADMIN (password: stack_secret cassandra-admin).
+# with the Java 17 module options of its conf/jvm17-server.options, a 1 GiB heap, a cassandra.yaml generated here
+# (ports from contracts.md + offset, every directory under the run dir) and the JMX exporter agent for its metrics.
+# With NEWSFEED_STACK_AUTH: PasswordAuthenticator, CassandraAuthorizer and CassandraRoleManager, and the default
+# superuser cassandra/cassandra replaced by CASSANDRA_ADMIN (password: stack_secret cassandra-admin).
 # shellcheck shell=bash
 
 CASSANDRA_ADMIN="admin"
@@ -133,6 +133,11 @@ cassandra_start() {
   # jamm measures memtable sizes; without the agent Cassandra falls back to a slower strategy
   jamm=$(find "$lib" -name 'jamm-*.jar' | head -n1)
   [ -n "$jamm" ] && agent=(-javaagent:"$jamm")
+  # Cassandra's own metrics (`org_apache_cassandra_metrics_*`, named as K8ssandra serves them) from the Prometheus
+  # JMX exporter as a Java agent, on CASSANDRA_METRICS_PORT of STACK_HOST
+  local exporter
+  exporter="$STORES_CACHE/$(cache_name jmx-exporter)/lib/jmx_prometheus_javaagent-$JMX_EXPORTER_VERSION.jar"
+  agent+=("-javaagent:$exporter=$STACK_HOST:$CASSANDRA_METRICS_PORT:$STACK_SRC/cassandra/jmx-exporter.yaml")
   # the default superuser is made at once rather than 10 s after start: the admin is made from it (cassandra_ready)
   local auth=()
   stack_auth && auth=(-Dcassandra.superuser_setup_delay_ms=0)
