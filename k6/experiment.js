@@ -2,8 +2,11 @@
 // unlike social.js, every participant has exactly FRIENDS friends (a ring: i befriends i+1..i+FRIENDS/2), so a
 // post fans out to exactly FRIENDS feeds, and setup fills every feed first (PREFILL_POSTS posts per
 // participant, then waits until a sample of feeds is full), so reads return full pages from the first second.
-// Then up to three open-loop scenarios at RATE iterations/s in total, split by share:
-//   post_outbound (POST_SHARE, default 0), read_inbound (INBOUND_SHARE, default 1), search (SEARCH_SHARE, 0).
+// Then up to four open-loop scenarios at RATE iterations/s in total, split by share:
+//   post_outbound (POST_SHARE, default 0), read_inbound (INBOUND_SHARE, default 1), search (SEARCH_SHARE, 0),
+//   read_cold (COLD_SHARE, 0): first pages of feeds of participants this run did not make, ids drawn uniformly from
+//   COLD_IDS (`FIRST:LAST`, each an existing participant), e.g. those grown by grow.js, whose feeds nobody reads
+//   otherwise, so their pages come from Cassandra rather than the feed cache.
 // START_DELAY (none): an idle pause between setup and the load (k6 startTime), e.g. so that the fan-out of the
 // prefilled posts settles and a metrics scrape falls between setup and the measured window.
 // Other settings: PARTICIPANTS (1000), FRIENDS (10), PREFILL_POSTS (3), DURATION (1m), FEED_LIMIT (20),
@@ -33,8 +36,15 @@ const CHECK_EVERY = int('CHECK_EVERY', 1);
 const START_DELAY = str('START_DELAY', '');
 // a read returns at least the prefilled page (posts during the run only add to it), never more than FEED_LIMIT
 const FULL_PAGE = Math.min(FEED_LIMIT, FRIENDS * PREFILL_POSTS);
-const SHARES = { post_outbound: num('POST_SHARE', 0), read_inbound: num('INBOUND_SHARE', 1), search: num('SEARCH_SHARE', 0) };
-const EXEC = { post_outbound: 'postOutbound', read_inbound: 'readInbound', search: 'search' };
+const SHARES = {
+  post_outbound: num('POST_SHARE', 0), read_inbound: num('INBOUND_SHARE', 1), search: num('SEARCH_SHARE', 0),
+  read_cold: num('COLD_SHARE', 0),
+};
+const EXEC = { post_outbound: 'postOutbound', read_inbound: 'readInbound', search: 'search', read_cold: 'readCold' };
+const [COLD_FIRST, COLD_LAST] = str('COLD_IDS', '').split(':').map(Number);
+if (SHARES.read_cold > 0 && !(Number.isInteger(COLD_FIRST) && Number.isInteger(COLD_LAST) && COLD_FIRST <= COLD_LAST)) {
+  throw new Error('COLD_SHARE needs COLD_IDS=FIRST:LAST');
+}
 if (!Object.values(SHARES).some((share) => share > 0)) throw new Error('every share is 0');
 if (FRIENDS < 2 || FRIENDS >= PARTICIPANTS) throw new Error('need 2 <= FRIENDS < PARTICIPANTS');
 if (CHECK_EVERY < 1) throw new Error('CHECK_EVERY must be at least 1');
@@ -123,6 +133,19 @@ export function readInbound(data) {
       const feed = json(r);
       return r.status === 200 && shape.arrayOf(feed, shape.inbound) && feed.length >= FULL_PAGE
         && feed.length <= FEED_LIMIT && feed.every((i) => idOf(i.to) === id);
+    },
+  });
+}
+
+export function readCold() {
+  const { rng, deep } = iteration('read_cold');
+  const id = rng.int(COLD_FIRST, COLD_LAST);
+  const res = send(lean(req.getInbound(id, { limit: FEED_LIMIT }), deep));
+  verify(res, deep, { 'read cold inbound: 200': (r) => r.status === 200 }, {
+    'read cold inbound: 200, a page of the participant': (r) => {
+      const feed = json(r);
+      return r.status === 200 && shape.arrayOf(feed, shape.inbound) && feed.length <= FEED_LIMIT
+        && feed.every((i) => idOf(i.to) === id);
     },
   });
 }

@@ -9,9 +9,10 @@
 #   soak     the mixed load at SOAK_RATE (2000) for SOAK_DURATION (10m), a table of its minutes (a row every
 #            SOAK_SAMPLE_S, 60) beside its row: OUT/soak-minutes/per-minute.md; run only when named
 #   growth   the stored data grown stage by stage through the API (k6/grow.js, GROWTH_STAGES), and before the first
-#            stage and after each the same mixed load (GROWTH_RATE, 1000/s, GROWTH_DURATION, 60s) measured; the table
-#            of the stages (stored data, latency, CPU, memory and disk of every component) is OUT/growth/stages.md;
-#            run only when named
+#            stage and after each the same mixed load (GROWTH_RATE, 1000/s, GROWTH_DURATION, 60s) measured, with
+#            GROWTH_COLD_READS_PER_POST (1) reads of the feeds of any participant there is beside the 4 of its own;
+#            the table of the stages (stored data, latency, CPU, memory and disk of every component) is
+#            OUT/growth/stages.md; run only when named
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
 #            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
 #   rows     the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), rows/s
@@ -134,6 +135,7 @@ load_step() {
   local dir=$OUT/$step-$rate n=1
   while [ -e "$dir" ]; do n=$((n + 1)); dir=$OUT/$step-$rate-$n; done
   local testid=bench-${dir##*/}-$STAMP rc=0
+  LOAD_DIR=$dir   # for the caller: the step's k6 summary and snapshots
   local klog=$NEWSFEED_RUN/reports/$testid/k6.log urls=()
   mapfile -t urls < <(service_urls)
   mkdir -p "$dir"
@@ -258,14 +260,21 @@ step_growth() {
 # growth_load N JSON: the mixed load of stage N, then the stage's record (JSON and the stores' counts, memory, disk);
 # called from step_growth, whose dir, pids and stack it reads
 growth_load() {
-  local participants friendships
-  load_step "growth-$1" experiment read_inbound,post_outbound "${GROWTH_RATE:-1000}" "${GROWTH_DURATION:-60s}" \
-    POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" P95_MS=50
+  local participants friendships first last cold
+  # the cold reads draw from every participant there is before the load (the grown ones, all but a few thousand)
+  read -r first last < <(stack_sql "SELECT min(id), max(id) FROM participant")
+  load_step "growth-$1" experiment read_inbound,post_outbound,read_cold "${GROWTH_RATE:-1000}" \
+    "${GROWTH_DURATION:-60s}" POST_SHARE=1 INBOUND_SHARE="${MIXED_READS_PER_POST:-4}" \
+    COLD_SHARE="${GROWTH_COLD_READS_PER_POST:-1}" COLD_IDS="$first:$last" P95_MS=50
+  # k6's p95 of the cold reads (the load's row has the first scenario's, the warm reads)
+  cold=$(jq '.metrics["http_req_duration{scenario:read_cold}"].values["p(95)"] // null' "$LOAD_DIR/summary.json" \
+    2>/dev/null) || cold=null
   read -r participants friendships < <(stack_sql \
     "SELECT (SELECT count(*) FROM participant), (SELECT count(*) / 2 FROM friendship)")
   python3 ci/bench/experiment/growth_watch.py stage "$dir/stage-$1.json" \
-    "$(jq -c --argjson p "${participants:-null}" --argjson f "${friendships:-null}" \
-      '. + {participants: $p, friendships: $f}' <<< "$2")" "${pids[@]}" -- "$stack"/{cassandra,kafka,postgresql,redis,solr}
+    "$(jq -c --argjson p "${participants:-null}" --argjson f "${friendships:-null}" --argjson c "${cold:-null}" \
+      '. + {participants: $p, friendships: $f, cold_read_p95_ms: $c}' <<< "$2")" "${pids[@]}" -- \
+    "$stack"/{cassandra,kafka,postgresql,redis,solr}
 }
 # one query in the stack's PostgreSQL as the services' user, its row's cells separated by spaces
 stack_sql() {

@@ -9,7 +9,7 @@
   growth_watch.py table DIR RESULTS
       Markdown tables of the stages DIR/stage-N.json joined with their load rows of RESULTS (step growth-N): the
       stored data, what the mixed load got (k6's and the services' p95, feed cache hits, CPU by component), and
-      the memory and disk of every component
+      the memory and disk of every component; k6's p95 of the cold reads from the stage's cold_read_p95_ms
 """
 import glob
 import json
@@ -94,6 +94,10 @@ def parsed(load):
     return load, as_json(load.get("cpu_cores")), as_json(load.get("server"))
 
 
+def rounded(ms):
+    return "-" if ms is None else f"{ms:.2f}"
+
+
 def thousands(n):
     return "-" if n is None else f"{n:,}"
 
@@ -115,11 +119,11 @@ def table(out_dir, results):
     groups = sorted({g for _, cpu, _ in loads for g in cpu},
                     key=lambda g: -max(cpu.get(g, 0) for _, cpu, _ in loads))[:6]
     print_table(["stage", "participants", "friendships", "rows grown", "grown in (s)", "fan-out settled in (s)",
-                 "achieved/s", "k6 read p95 ms", "post p95 ms", "read p95 ms", "feed hits"]
+                 "achieved/s", "k6 read p95 ms", "k6 cold read p95 ms", "post p95 ms", "read p95 ms", "feed hits"]
                 + [f"{g} cores" for g in groups],
                 [[r["stage"], thousands(r.get("participants")), thousands(r.get("friendships")),
                   thousands(r.get("rows")), r.get("grow_s", "-"), r.get("settle_s", "-"),
-                  load.get("achieved_per_s", "-"), load.get("p95_ms", "-"),
+                  load.get("achieved_per_s", "-"), load.get("p95_ms", "-"), rounded(r.get("cold_read_p95_ms")),
                   server.get(POST, {}).get("p95", "-"), server.get(READ, {}).get("p95", "-"),
                   server.get("cache_hits", {}).get("inbound", "-")]
                  + [cpu.get(g, "-") for g in groups]
