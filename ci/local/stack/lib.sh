@@ -145,6 +145,14 @@ cache_name() {
   esac
 }
 
+# jmx_exporter_agent PORT STORE: the JVM option that runs the Prometheus JMX exporter as a Java agent in a store's JVM,
+# serving on PORT of STACK_HOST with the rules of ci/local/stack/<STORE>/jmx-exporter.yaml
+jmx_exporter_agent() {
+  local jar
+  jar="$STORES_CACHE/$(cache_name jmx-exporter)/lib/jmx_prometheus_javaagent-$JMX_EXPORTER_VERSION.jar"
+  echo "-javaagent:$jar=$STACK_HOST:$1:$STACK_SRC/$2/jmx-exporter.yaml"
+}
+
 # compile_tool POM SOURCE: compiles ci/local/stack/<pom>/<SOURCE>.java against that pom's jars once per source
 # version; prints the classes dir.
 compile_tool() {

@@ -135,9 +135,7 @@ cassandra_start() {
   [ -n "$jamm" ] && agent=(-javaagent:"$jamm")
   # Cassandra's own metrics (`org_apache_cassandra_metrics_*`, named as K8ssandra serves them) from the Prometheus
   # JMX exporter as a Java agent, on CASSANDRA_METRICS_PORT of STACK_HOST
-  local exporter
-  exporter="$STORES_CACHE/$(cache_name jmx-exporter)/lib/jmx_prometheus_javaagent-$JMX_EXPORTER_VERSION.jar"
-  agent+=("-javaagent:$exporter=$STACK_HOST:$CASSANDRA_METRICS_PORT:$STACK_SRC/cassandra/jmx-exporter.yaml")
+  agent+=("$(jmx_exporter_agent "$CASSANDRA_METRICS_PORT" cassandra)")
   # the default superuser is made at once rather than 10 s after start: the admin is made from it (cassandra_ready)
   local auth=()
   stack_auth && auth=(-Dcassandra.superuser_setup_delay_ms=0)

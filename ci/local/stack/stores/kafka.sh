@@ -141,10 +141,9 @@ kafka_start() {
   fi
   # the broker's own metrics (`kafka_server_*`, `kafka_controller_*`, `kafka_log_*`) from the Prometheus JMX
   # exporter as a Java agent, on KAFKA_JMX_EXPORTER_PORT of STACK_HOST
-  local agent pid
-  agent="$STORES_CACHE/$(cache_name jmx-exporter)/lib/jmx_prometheus_javaagent-$JMX_EXPORTER_VERSION.jar"
+  local pid
   pid=$(spawn kafka java -Xms256m -Xmx512m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -Djava.awt.headless=true \
-    "-javaagent:$agent=$STACK_HOST:$KAFKA_JMX_EXPORTER_PORT:$STACK_SRC/kafka/jmx-exporter.yaml" \
+    "$(jmx_exporter_agent "$KAFKA_JMX_EXPORTER_PORT" kafka)" \
     -Dlog4j2.configurationFile="$dir/log4j2.properties" -Dkafka.logs.dir="$dir" \
     -cp "$cp" kafka.Kafka "$dir/server.properties")
   record_pid kafka "$pid"
