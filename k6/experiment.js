@@ -124,30 +124,27 @@ export function postOutbound(data) {
   });
 }
 
-export function readInbound(data) {
-  const { rng, deep } = iteration('read_inbound');
-  const id = rng.pick(data.ids);
+// the first page of participant id's feed: status 200, or (deep) a page of the participant's own items, at least
+// minLength and at most FEED_LIMIT of them; `what` names the checks
+function readFeed(id, deep, what, page, minLength) {
   const res = send(lean(req.getInbound(id, { limit: FEED_LIMIT }), deep));
-  verify(res, deep, { 'read inbound: 200': (r) => r.status === 200 }, {
-    'read inbound: 200, a full page of the participant': (r) => {
+  verify(res, deep, { [`${what}: 200`]: (r) => r.status === 200 }, {
+    [`${what}: 200, ${page} of the participant`]: (r) => {
       const feed = json(r);
-      return r.status === 200 && shape.arrayOf(feed, shape.inbound) && feed.length >= FULL_PAGE
+      return r.status === 200 && shape.arrayOf(feed, shape.inbound) && feed.length >= minLength
         && feed.length <= FEED_LIMIT && feed.every((i) => idOf(i.to) === id);
     },
   });
 }
 
+export function readInbound(data) {
+  const { rng, deep } = iteration('read_inbound');
+  readFeed(rng.pick(data.ids), deep, 'read inbound', 'a full page', FULL_PAGE);
+}
+
 export function readCold() {
   const { rng, deep } = iteration('read_cold');
-  const id = rng.int(COLD_FIRST, COLD_LAST);
-  const res = send(lean(req.getInbound(id, { limit: FEED_LIMIT }), deep));
-  verify(res, deep, { 'read cold inbound: 200': (r) => r.status === 200 }, {
-    'read cold inbound: 200, a page of the participant': (r) => {
-      const feed = json(r);
-      return r.status === 200 && shape.arrayOf(feed, shape.inbound) && feed.length <= FEED_LIMIT
-        && feed.every((i) => idOf(i.to) === id);
-    },
-  });
+  readFeed(rng.int(COLD_FIRST, COLD_LAST), deep, 'read cold inbound', 'a page', 0);
 }
 
 export function search() {
