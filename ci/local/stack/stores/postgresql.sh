@@ -114,5 +114,9 @@ postgresql_exporter_start() {
   record_pid postgresql-exporter "$pid"
 }
 postgresql_exporter_ready() {
-  curl -fsS "http://$STACK_HOST:$POSTGRESQL_EXPORTER_PORT/metrics" | grep -q '^cnpg_collector_up{.*} 1$'
+  # the whole answer first: grep -q quitting at the match would cut curl off mid-answer (curl exits 23), and under
+  # pipefail, as in the stack suite, that failed the check now and then
+  local metrics
+  metrics=$(curl -fsS "http://$STACK_HOST:$POSTGRESQL_EXPORTER_PORT/metrics") &&
+    grep -q '^cnpg_collector_up{.*} 1$' <<< "$metrics"
 }
