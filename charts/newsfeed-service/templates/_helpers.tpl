@@ -133,12 +133,14 @@ Render a value that may contain templates. Usage:
 {{- end -}}
 {{- end -}}
 
-{{/* The container's env list: HTTP_PORT, SHUTDOWN_GRACE_SECONDS, secretEnv, env, extraEnv (in this order). */}}
+{{/* The container's env list: HTTP_PORT, SHUTDOWN_GRACE_SECONDS, HTTP_MAX_IN_FLIGHT, secretEnv, env, extraEnv (in this order). */}}
 {{- define "newsfeed-service.env" -}}
 - name: HTTP_PORT
   value: {{ .Values.containerPorts.http | quote }}
 - name: SHUTDOWN_GRACE_SECONDS
   value: {{ .Values.shutdownGraceSeconds | quote }}
+- name: HTTP_MAX_IN_FLIGHT
+  value: {{ .Values.maxInFlight | quote }}
 {{- range $name, $ref := .Values.secretEnv }}
 {{- if $ref }}
 - name: {{ $name }}

@@ -13,6 +13,10 @@
 #            GROWTH_COLD_READS_PER_POST (1) reads of the feeds of any participant there is beside the 4 of its own;
 #            the table of the stages (stored data, latency, CPU, memory and disk of every component) is
 #            OUT/growth/stages.md; run only when named
+#   overload posts offered beyond what the machine serves (OVERLOAD_RATE, 2500/s, by up to OVERLOAD_VUS, 1500, k6 VUs, so
+#            k6 does not bound the requests in flight), once per HTTP_MAX_IN_FLIGHT of OVERLOAD_LIMITS ("0 512"),
+#            outbound restarted with it and warmed for OVERLOAD_WARMUP (30s); with a route's answers split by status in
+#            the server column, the accepted posts' latency apart from the refusals; run only when named
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
 #            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
 #   rows     the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), rows/s
@@ -357,6 +361,18 @@ step_memory() {
     row memory "$inst" - "$(awk '/^VmRSS/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" \
       "$(awk '/^VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")MiB" - - - - - "$(loadavg)" - -
   done
+}
+
+# the same offered overload with outbound unbounded (0) and bounded: what the accepted posts cost, and how many
+step_overload() {
+  local limit vus=${OVERLOAD_VUS:-1500}
+  for limit in ${OVERLOAD_LIMITS:-0 512}; do
+    SERVICE_ENV="${SERVICE_ENV:-} HTTP_MAX_IN_FLIGHT=$limit" bash ci/local/services.sh restart outbound-1 >&2
+    WARMUP_DURATION=${OVERLOAD_WARMUP:-30s} step_warmup
+    load_step "overload-max-in-flight-$limit" experiment post_outbound "${OVERLOAD_RATE:-2500}" "$STEP_DURATION" \
+      POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50 PRE_ALLOCATED_VUS="$vus" MAX_VUS="$vus"
+  done
+  bash ci/local/services.sh restart outbound-1 >&2   # back to its own settings for the steps after this one
 }
 
 step_profile() {

@@ -9,7 +9,8 @@
   server_metrics.py settle BEFORE POSTS TIMEOUT_S URL...   wait until the fan-outs completed since the snapshot
       BEFORE number at least POSTS and no consumer group lags; print the seconds waited (exit 1 after TIMEOUT_S)
   server_metrics.py diff BEFORE AFTER      print one JSON object for the window between the two snapshots:
-      {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ...,
+      {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ..., and the same for each
+       status of a route that answered with more than one ("<service> <METHOD> <route> <status>"),
        "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind,
        "cache_hits": {"<cache>": share of lookups that hit, e.g. inbound's first pages}}
 
@@ -93,7 +94,7 @@ def window(before_samples, after_samples):
     """What the services served between two snapshots: per route n and p50/p95/p99 ms (summed over status codes and
     instances), the mean fan-out delay, the consumer lag at the end and the caches' hit ratios."""
     before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in before_samples}
-    result, routes = {}, {}
+    result, routes, by_status = {}, {}, {}
     lookups = {}                                     # cache -> {"hit": n, "miss": n}
     for name, labels, value in after_samples:
         delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
@@ -104,9 +105,17 @@ def window(before_samples, after_samples):
             le = float(labels["le"].replace("+Inf", "inf"))
             routes.setdefault(key, {}).setdefault(le, 0.0)
             routes[key][le] += delta
+            statuses = by_status.setdefault(key, {}).setdefault(labels.get("status"), {})
+            statuses[le] = statuses.get(le, 0.0) + delta
         elif name == "newsfeed_cache_requests_total":
             counts = lookups.setdefault(labels.get("cache"), {})
             counts[labels.get("result")] = counts.get(labels.get("result"), 0.0) + delta
+    # a route that answered with more than one status also gets an entry per status ("<route> 200", "<route> 503"):
+    # the latency of the accepted requests apart from the fast refusals of an overloaded instance
+    for key, statuses in by_status.items():
+        answered = {status: by_bound for status, by_bound in statuses.items() if max(by_bound.values()) > 0}
+        if len(answered) > 1:
+            routes.update({f"{key} {status}": by_bound for status, by_bound in answered.items()})
     for key, by_bound in sorted(routes.items()):
         buckets = sorted(by_bound.items())
         n = buckets[-1][1]

@@ -2,6 +2,7 @@ package newsfeed.edge;
 
 import newsfeed.common.auth.AuthConfig;
 import newsfeed.common.config.Env;
+import newsfeed.common.http.LoadShedding;
 
 import java.net.URI;
 import java.time.Duration;
@@ -14,7 +15,7 @@ import java.util.Map;
  * comma-separated list: edge then spreads its calls over them (round robin, the next one when a connection is
  * refused), as ci/local/services.sh runs several local instances of a service; in a cluster it is one Service's URL.
  */
-public record EdgeConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxBodyBytes,
+public record EdgeConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxInFlight, int maxBodyBytes,
                          List<String> socialGraphUrls, List<String> outboundUrls, List<String> inboundUrls,
                          List<String> searchUrls, int downstreamTimeoutMs, int downstreamConnections,
                          AuthConfig auth) {
@@ -32,6 +33,7 @@ public record EdgeConfig(String httpHost, int httpPort, Duration shutdownGrace, 
         e.string("HTTP_HOST", "0.0.0.0"),
         e.integer("HTTP_PORT", 8080, 1, 65535),
         Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
+        LoadShedding.maxInFlight(e),
         // a createOutbound of the longest story must fit, even with every character escaped twice (JSON in JSON)
         e.integer("HTTP_MAX_BODY_BYTES", 131072, 1024, 16 * 1024 * 1024),
         urls(e, "SOCIAL_GRAPH_URL"),

@@ -43,7 +43,7 @@ public final class EdgeVerticle extends VerticleBase {
         GraphQLHandler.create(ClassicSchema.create(api, BearerTokens.create(vertx, config.auth())));
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.maxBodyBytes());   // no uploads to the FS
 
-    Router router = HttpBootstrap.router(vertx, registry, List.of());
+    Router router = HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of());
     router.post("/").handler(body).handler(AnswerStatus::apply).handler(graphql);
     router.post("/graphql").handler(body).handler(AnswerStatus::apply).handler(graphql);
     router.get("/graphql").handler(AnswerStatus::apply).handler(graphql);

@@ -9,17 +9,20 @@ import newsfeed.common.http.FailureHandler;
 /**
  * The router's one failure handler: a request the GraphQL handler could not even take (a body that is not JSON,
  * no `query`, another Content-Type, a body over HTTP_MAX_BODY_BYTES) answers a GraphQL `errors` array with
- * the status in `extensions`, as JSON, never an HTML page or a stack trace.
+ * the status in `extensions`, as JSON, never an HTML page or a stack trace. An {@link ApiError} (the 503 of
+ * HTTP_MAX_IN_FLIGHT's load shedding) is answered the same way, with its headers.
  */
 final class Failures {
   private Failures() {
   }
 
   static void handle(RoutingContext ctx) {
-    ApiError error = answer(ctx.statusCode() > 0 ? ctx.statusCode() : 500, ctx);
+    ApiError error = ctx.failure() instanceof ApiError api
+        ? api : answer(ctx.statusCode() > 0 ? ctx.statusCode() : 500, ctx);
     if (ctx.response().ended()) {
       return;
     }
+    error.headers().forEach(ctx.response()::putHeader);
     JsonObject body = new JsonObject().put("message", error.getMessage())
         .put("extensions", new JsonObject().put("code", error.code()).put("status", error.status()));
     ctx.response().setStatusCode(error.status()).putHeader("Content-Type", "application/json")

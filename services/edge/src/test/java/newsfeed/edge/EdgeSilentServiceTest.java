@@ -134,6 +134,33 @@ class EdgeSilentServiceTest {
     }
   }
 
+  @Test
+  void beyondHttpMaxInFlightEdgeRefusesAtOnceInGraphQlsShape() throws Exception {
+    String q = "query { participant(id: 1) { name } }";
+    Map<String, String> env = new java.util.HashMap<>(Map.of("SOCIAL_GRAPH_URL", silent.url(), "OUTBOUND_URL",
+        silent.url(), "INBOUND_URL", silent.url(), "SEARCH_URL", silent.url(), "DOWNSTREAM_TIMEOUT_MS", "5000"));
+    env.put("HTTP_MAX_IN_FLIGHT", "1");
+    try (RunningEdge edge = new RunningEdge(vertx, env)) {
+      int before = silent.accepted();
+      Future<HttpResponse<Buffer>> waiting = edge.queryAsync("/", q);
+      long deadline = System.currentTimeMillis() + 5_000;
+      while (silent.accepted() == before && System.currentTimeMillis() < deadline) {
+        Thread.sleep(10);   // until the first query's call reached the silent service
+      }
+      long start = System.nanoTime();
+      HttpResponse<Buffer> refused = edge.query("/", q);
+      long elapsed = (System.nanoTime() - start) / 1_000_000;
+      assertEquals(503, refused.statusCode(), refused.bodyAsString());
+      assertEquals("1", refused.getHeader("Retry-After"));
+      JsonObject error = refused.bodyAsJsonObject().getJsonArray("errors").getJsonObject(0);
+      assertEquals("overloaded", error.getJsonObject("extensions").getString("code"), refused.bodyAsString());
+      assertEquals(503, error.getJsonObject("extensions").getInteger("status"));
+      assertTrue(elapsed < SLACK_MS, "refused at once, not after the first query's timeout: " + elapsed + " ms");
+      assertEquals(200, edge.get("/health/live").statusCode());
+      assertEquals(503, waiting.await().statusCode(), "the first query still ends with its own timeout");
+    }
+  }
+
   /**
    * A TCP server that accepts every connection and never answers; or, trickling, answers a 200's head once the
    * request's head arrived and then one byte of a chunked body every 100 ms, forever.

@@ -1,6 +1,7 @@
 package newsfeed.inbound;
 
 import newsfeed.common.config.Env;
+import newsfeed.common.http.LoadShedding;
 import newsfeed.common.cassandra.CassandraConfig;
 import newsfeed.common.kafka.EventConsumerConfig;
 import newsfeed.common.redis.RedisConfig;
@@ -9,7 +10,7 @@ import java.time.Duration;
 import java.util.Map;
 
 /** Everything inbound reads from its environment (docs/contracts.md), parsed once at start. */
-public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrace,
+public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxInFlight,
                             CassandraConfig cassandra,
                             EventConsumerConfig events, String socialGraphUrl, int fanoutConcurrentEvents,
                             int fanoutConcurrentWrites, int fanoutBatchRows, RedisConfig redis,
@@ -21,6 +22,7 @@ public record InboundConfig(String httpHost, int httpPort, Duration shutdownGrac
         e.string("HTTP_HOST", "0.0.0.0"),
         e.integer("HTTP_PORT", 8080, 1, 65535),
         Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
+        LoadShedding.maxInFlight(e),
         CassandraConfig.fromEnv(e),
         EventConsumerConfig.fromEnv(e, "newsfeed-inbound"),
         e.string("SOCIAL_GRAPH_URL", "http://localhost:8080"),

@@ -57,7 +57,7 @@ public final class InboundVerticle extends VerticleBase {
     InboundHandler inbound = new InboundHandler(repository, cache, new ParticipantClient(web, config.socialGraphUrl()),
         registry);
     Router router =
-        HttpBootstrap.router(vertx, registry, List.of(new Check("cassandra", repository::ping)),
+        HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of(new Check("cassandra", repository::ping)),
             consumer.healthChecks());
     router.get("/participant/:id/inbound").handler(inbound::get).failureHandler(FailureHandler::handle);
 

@@ -62,7 +62,7 @@ class InboundServiceIT {
   }
 
   private static String deploy(String socialGraphUrl, String redisUrl) {
-    InboundConfig config = new InboundConfig("127.0.0.1", stack.port(), Duration.ofSeconds(5),
+    InboundConfig config = new InboundConfig("127.0.0.1", stack.port(), Duration.ofSeconds(5), 0,
         TestCassandra.config(StackEnv.get("CASSANDRA_CONTACT_POINTS")),
         // the default fetches (the broker holds them up to 20 ms to fill 16 KiB): every feed must still be reached
         stack.consumerConfig(ConsumerTuning.fromEnv(new Env(Map.of()))),

@@ -57,8 +57,9 @@ public final class OutboundVerticle extends VerticleBase {
         new PostClaims(cassandra, registry), publisher, retractions, participants, registry);
 
     // ready without Kafka: reads need none, and a post then answers 503 itself (JSON, nothing kept)
-    Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("cassandra", repository::ping)),
-        List.of(new Check("kafka", () -> publisher.checkBroker(2_000))));
+    Router router =
+        HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of(new Check("cassandra", repository::ping)),
+            List.of(new Check("kafka", () -> publisher.checkBroker(2_000))));
     router.post("/participant/:id/outbound")
         .handler(BodyHandler.create(false).setBodyLimit(config.maxBodyBytes()))   // no uploads to the read-only FS
         .handler(WriteAuth.create(vertx, config.auth()).asParticipant("id"))   // a token when AUTH_ENABLED

@@ -35,7 +35,7 @@ public final class SearchVerticle extends VerticleBase {
         new EventConsumer(vertx, registry, "search", config.events(), 500, new IndexProcessor(index, registry));
     server = new ConsumingServer(consumer);
 
-    Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("solr", index::ping)),
+    Router router = HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of(new Check("solr", index::ping)),
         consumer.healthChecks());
     router.get("/outbound").handler(new SearchHandler(index, registry)::get).failureHandler(FailureHandler::handle);
 

@@ -38,7 +38,7 @@ class SearchServiceIT {
 
   @BeforeAll
   static void start() {
-    SearchConfig config = new SearchConfig("127.0.0.1", stack.port(), Duration.ofSeconds(5),
+    SearchConfig config = new SearchConfig("127.0.0.1", stack.port(), Duration.ofSeconds(5), 0,
         stack.consumerConfig(ConsumerTuning.kafkaDefaults()),
         StackEnv.get("SOLR_URL"), StackEnv.get("SOLR_COLLECTION"), SolrCredentials.NONE);
     PrometheusMeterRegistry registry = ServiceMetrics.create("search");

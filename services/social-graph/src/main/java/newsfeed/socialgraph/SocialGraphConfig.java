@@ -3,13 +3,15 @@ package newsfeed.socialgraph;
 import io.vertx.pgclient.PgConnectOptions;
 import newsfeed.common.auth.AuthConfig;
 import newsfeed.common.config.Env;
+import newsfeed.common.http.LoadShedding;
 import newsfeed.common.redis.RedisConfig;
 
 import java.time.Duration;
 import java.util.Map;
 
 /** Everything social-graph reads from its environment (docs/contracts.md), parsed once at start. */
-public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdownGrace, int httpMaxBodyBytes,
+public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdownGrace, int maxInFlight,
+                                int httpMaxBodyBytes,
                                 String pgHost, int pgPort, String pgDatabase, String pgUser, String pgPassword,
                                 int pgPoolSize, RedisConfig redis, Duration redisTtl, int maxFriends,
                                 AuthConfig auth) {
@@ -27,6 +29,7 @@ public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdown
         e.string("HTTP_HOST", "0.0.0.0"),
         e.integer("HTTP_PORT", 8080, 1, 65535),
         Duration.ofSeconds(e.integer("SHUTDOWN_GRACE_SECONDS", 20, 0, 3600)),
+        LoadShedding.maxInFlight(e),
         e.integer("HTTP_MAX_BODY_BYTES", 65536, 256, 16 * 1024 * 1024),
         e.string("PG_HOST", "localhost"),
         e.integer("PG_PORT", 5432, 1, 65535),

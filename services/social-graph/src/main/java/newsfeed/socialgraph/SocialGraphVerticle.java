@@ -63,7 +63,8 @@ public final class SocialGraphVerticle extends VerticleBase {
     ParticipantHandler participants = new ParticipantHandler(graph, registry);
     FriendsHandler friends = new FriendsHandler(graph, registry);
 
-    Router router = HttpBootstrap.router(vertx, registry, List.of(new Check("postgresql", pg::ping)));
+    Router router =
+        HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of(new Check("postgresql", pg::ping)));
     // no file uploads: nothing is ever written to the (read-only) file system
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.httpMaxBodyBytes());
     // writes need a bearer token when AUTH_ENABLED (after the body: Vert.x reads it before any async step)

@@ -19,6 +19,7 @@ class SocialGraphConfigTest {
     assertEquals("0.0.0.0", c.httpHost());
     assertEquals(8080, c.httpPort());
     assertEquals(Duration.ofSeconds(20), c.shutdownGrace());
+    assertEquals(512, c.maxInFlight(), "HTTP_MAX_IN_FLIGHT");
     assertEquals(65536, c.httpMaxBodyBytes());
     assertEquals("localhost", c.pgHost());
     assertEquals(5432, c.pgPort());
@@ -43,8 +44,9 @@ class SocialGraphConfigTest {
         Map.entry("PG_USER", "u"), Map.entry("PG_PASSWORD", "secret"), Map.entry("PG_POOL_SIZE", "4"),
         Map.entry("REDIS_URL", "redis://cache:16379/1"), Map.entry("REDIS_PASSWORD", "rsecret"),
         Map.entry("REDIS_TTL_SECONDS", "60"), Map.entry("REDIS_TIMEOUT_MS", "100"),
-        Map.entry("SOCIAL_GRAPH_MAX_FRIENDS", "0")));
+        Map.entry("SOCIAL_GRAPH_MAX_FRIENDS", "0"), Map.entry("HTTP_MAX_IN_FLIGHT", "0")));
     assertEquals(18081, c.httpPort());
+    assertEquals(0, c.maxInFlight(), "0: no bound");
     assertEquals(1024, c.httpMaxBodyBytes());
     assertEquals("pg", c.pgConnectOptions().getHost());
     assertEquals(15432, c.pgConnectOptions().getPort());
@@ -66,7 +68,8 @@ class SocialGraphConfigTest {
         Map.of("HTTP_MAX_BODY_BYTES", "12"), Map.of("REDIS_URL", "http://cache:6379"),
         Map.of("REDIS_URL", "cache:6379"), Map.of("REDIS_TIMEOUT_MS", "fast"),
         Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "-1"), Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "many"),
-        Map.of("AUTH_ENABLED", "on"), Map.of("AUTH_JWT_ISSUER", "https://issuer.test")}) {
+        Map.of("AUTH_ENABLED", "on"), Map.of("HTTP_MAX_IN_FLIGHT", "-1"), Map.of("HTTP_MAX_IN_FLIGHT", "lots"),
+        Map.of("AUTH_JWT_ISSUER", "https://issuer.test")}) {
       String name = bad.keySet().iterator().next();
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> SocialGraphConfig.fromEnv(bad), bad.toString());

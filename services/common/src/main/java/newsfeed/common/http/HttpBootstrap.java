@@ -31,7 +31,8 @@ import java.util.function.Supplier;
  * checks must pass within 2 s), /metrics (OpenMetrics with exemplars when asked for), and JSON answers for failures
  * ({@link FailureHandler}) instead of HTML or stack traces. A service with an event path (outbound's publishing,
  * inbound's and search's consumers) also has /health/events: readiness covers only what the HTTP API needs, so a Kafka
- * outage leaves reads served.
+ * outage leaves reads served. In front of the API routes, {@link LoadShedding} refuses what is beyond
+ * HTTP_MAX_IN_FLIGHT with 503 {@code overloaded}; the health and metrics endpoints always answer.
  */
 public final class HttpBootstrap {
   private static final long CHECK_TIMEOUT_MS = 2_000;
@@ -46,12 +47,16 @@ public final class HttpBootstrap {
   public record Check(String name, Supplier<Future<Void>> probe) {
   }
 
-  public static Router router(Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness) {
-    return router(vertx, registry, readiness, List.of());
+  public static Router router(Vertx vertx, PrometheusMeterRegistry registry, int maxInFlight,
+                              List<Check> readiness) {
+    return router(vertx, registry, maxInFlight, readiness, List.of());
   }
 
-  /** {@code readiness}: the stores of the HTTP API; {@code events}: the broker and consumer, at /health/events. */
-  public static Router router(Vertx vertx, PrometheusMeterRegistry registry, List<Check> readiness,
+  /**
+   * {@code maxInFlight}: HTTP_MAX_IN_FLIGHT ({@link LoadShedding}, 0: no bound); {@code readiness}: the stores of the
+   * HTTP API; {@code events}: the broker and consumer, at /health/events.
+   */
+  public static Router router(Vertx vertx, PrometheusMeterRegistry registry, int maxInFlight, List<Check> readiness,
                               List<Check> events) {
     Router router = Router.router(vertx);
     router.route().handler(ctx -> timeRequest(ctx, registry));
@@ -61,6 +66,8 @@ public final class HttpBootstrap {
       router.get("/health/events").handler(ctx -> ready(ctx, events));
     }
     router.get("/metrics").handler(ctx -> metrics(ctx, registry));
+    // after the routes above, which answer without passing on: only API (and unmatched) requests are counted
+    router.route().handler(new LoadShedding(maxInFlight, registry)::handle);
     // no such route or method, a body over HTTP_MAX_BODY_BYTES (BodyHandler), unparsable requests and failures of
     // routes without a failure handler of their own answer in JSON like the rest
     for (int status : FailureHandler.ROUTER_STATUSES) {

@@ -43,7 +43,7 @@ class WriteAuthTest {
   }
 
   private static HttpServer serve(WriteAuth auth) {
-    Router router = HttpBootstrap.router(vertx, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), List.of());
+    Router router = HttpBootstrap.router(vertx, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), 0, List.of());
     BodyHandler body = BodyHandler.create(false).setBodyLimit(1024);
     router.post("/participant").handler(body).handler(auth.anyCaller()).handler(ctx -> ctx.end("created"))
         .failureHandler(FailureHandler::handle);

@@ -50,7 +50,7 @@ class FailureHandlerTest {
   static void start() {
     vertx = Vertx.vertx();
     registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Router router = HttpBootstrap.router(vertx, registry, List.of());
+    Router router = HttpBootstrap.router(vertx, registry, 0, List.of());
     router.get("/thing/:id").handler(ctx -> {
       throw new ApiError(404, "thing_not_found", "no thing with id " + ctx.pathParam("id"));
     }).failureHandler(FailureHandler::handle);
