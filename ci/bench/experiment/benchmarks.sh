@@ -16,7 +16,10 @@
 #   overload posts offered beyond what the machine serves (OVERLOAD_RATE, 2500/s, by up to OVERLOAD_VUS, 1500, k6 VUs, so
 #            k6 does not bound the requests in flight), once per HTTP_MAX_IN_FLIGHT of OVERLOAD_LIMITS ("0 512"),
 #            outbound restarted with it and warmed for OVERLOAD_WARMUP (30s); with a route's answers split by status in
-#            the server column, the accepted posts' latency apart from the refusals; run only when named
+#            the server column, the accepted posts' latency apart from the refusals. OVERLOAD_SLOW_STORE=cassandra (or
+#            another store of NEWSFEED_RUN's stack) pauses that store 0.3 s of every 0.5 s during each load
+#            (ci/tests/faults/inject.sh slow, as root): the requests then wait on the store, not on the CPU. Run only
+#            when named
 #   fanout   k6/fanout.js: one poster with each of FANOUT_FOLLOWERS followers, 3 posts, 200 sampled feeds; the
 #            server column holds each post's fan-out as inbound timed it (accepted -> last row acknowledged)
 #   rows     the machine's limit for fan-out rows: Cassandra alone through fan-out's write path (row_limit.sh), rows/s
@@ -64,6 +67,7 @@ log() { echo "[bench $(date +%T)] $*" >&2; }
 
 started_stack=false started_services=false
 cleanup() {
+  if [ -n "${OVERLOAD_SLOW_STORE:-}" ]; then bash ci/tests/faults/inject.sh clear >/dev/null 2>&1 || true; fi
   if $started_services; then bash ci/local/services.sh stop >/dev/null 2>&1 || true; fi
   if $started_stack; then bash ci/local/stack.sh down >/dev/null 2>&1 || true; fi
   log "results: $RESULTS"
@@ -365,12 +369,14 @@ step_memory() {
 
 # the same offered overload with outbound unbounded (0) and bounded: what the accepted posts cost, and how many
 step_overload() {
-  local limit vus=${OVERLOAD_VUS:-1500}
+  local limit vus=${OVERLOAD_VUS:-1500} slow=${OVERLOAD_SLOW_STORE:-}
   for limit in ${OVERLOAD_LIMITS:-0 512}; do
     SERVICE_ENV="${SERVICE_ENV:-} HTTP_MAX_IN_FLIGHT=$limit" bash ci/local/services.sh restart outbound-1 >&2
     WARMUP_DURATION=${OVERLOAD_WARMUP:-30s} step_warmup
-    load_step "overload-max-in-flight-$limit" experiment post_outbound "${OVERLOAD_RATE:-2500}" "$STEP_DURATION" \
-      POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50 PRE_ALLOCATED_VUS="$vus" MAX_VUS="$vus"
+    [ -z "$slow" ] || bash ci/tests/faults/inject.sh slow "$slow" >&2
+    load_step "overload-max-in-flight-$limit${slow:+-slow-$slow}" experiment post_outbound "${OVERLOAD_RATE:-2500}" \
+      "$STEP_DURATION" POST_SHARE=1 INBOUND_SHARE=0 P95_MS=50 PRE_ALLOCATED_VUS="$vus" MAX_VUS="$vus"
+    [ -z "$slow" ] || bash ci/tests/faults/inject.sh clear >&2
   done
   bash ci/local/services.sh restart outbound-1 >&2   # back to its own settings for the steps after this one
 }

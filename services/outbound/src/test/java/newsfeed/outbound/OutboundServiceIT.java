@@ -124,6 +124,14 @@ class OutboundServiceIT {
     return p;
   }
 
+  /** A started relay in front of the stack's (first) Cassandra node, whose answers a test can hold. */
+  private static TcpRelay cassandraRelay() throws Exception {
+    String[] cassandraAt = StackEnv.get("CASSANDRA_CONTACT_POINTS").split(",")[0].split(":");
+    TcpRelay relay = new TcpRelay(vertx, freePort(), cassandraAt[0], Integer.parseInt(cassandraAt[1]));
+    relay.start();
+    return relay;
+  }
+
   static CassandraConfig cassandraConfig(String contactPoints) {
     return new CassandraConfig(Env.parseHostPorts("CASSANDRA_CONTACT_POINTS", contactPoints),
         StackEnv.get("CASSANDRA_LOCAL_DC"), StackEnv.get("CASSANDRA_KEYSPACE"), null, null, true);
@@ -482,9 +490,7 @@ class OutboundServiceIT {
 
   @Test
   void aWriteWhoseAnswerIsLostIsCancelledBeforeThe503() throws Exception {
-    String[] cassandraAt = StackEnv.get("CASSANDRA_CONTACT_POINTS").split(",")[0].split(":");
-    TcpRelay relay = new TcpRelay(vertx, freePort(), cassandraAt[0], Integer.parseInt(cassandraAt[1]));
-    relay.start();
+    TcpRelay relay = cassandraRelay();
     try {
       int behindRelay = deploy("127.0.0.1:" + relay.port(), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"));
       long poster = socialGraph.createParticipant("poster");
@@ -517,9 +523,7 @@ class OutboundServiceIT {
 
   @Test
   void aRequestBeyondTheInFlightBoundIsRefusedBeforeAnyStoreWorkAndNeverStored() throws Exception {
-    String[] cassandraAt = StackEnv.get("CASSANDRA_CONTACT_POINTS").split(",")[0].split(":");
-    TcpRelay relay = new TcpRelay(vertx, freePort(), cassandraAt[0], Integer.parseInt(cassandraAt[1]));
-    relay.start();
+    TcpRelay relay = cassandraRelay();
     try {
       int bounded = deploy("127.0.0.1:" + relay.port(), StackEnv.get("KAFKA_BOOTSTRAP_SERVERS"),
           StackEnv.get("SOCIAL_GRAPH_URL"), Duration.ofHours(1), AuthConfig.OFF, 1);
