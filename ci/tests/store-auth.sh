@@ -31,8 +31,10 @@ trap cleanup EXIT
 count() {  # count LOG: adds the ok/FAIL lines of a part to the suite's count
   # without colour codes first: a tool's stderr (Maven's, on a cold cache) can end in them with no newline, and the
   # next ok line would then not start the line
-  passed=$((passed + $(sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -c '^ok - ' || true)))
-  failed=$((failed + $(sed 's/\x1b\[[0-9;]*m//g' "$1" | grep -c '^FAIL - ' || true)))
+  local plain
+  plain=$(sed 's/\x1b\[[0-9;]*m//g' "$1")
+  passed=$((passed + $(grep -c '^ok - ' <<< "$plain" || true)))
+  failed=$((failed + $(grep -c '^FAIL - ' <<< "$plain" || true)))
 }
 # part NAME: runs ci/tests/store-auth/NAME.sh (its ok/FAIL lines count); a part that fails without a FAIL line counts one
 part() {

@@ -94,7 +94,7 @@ def window(before_samples, after_samples):
     """What the services served between two snapshots: per route n and p50/p95/p99 ms (summed over status codes and
     instances), the mean fan-out delay, the consumer lag at the end and the caches' hit ratios."""
     before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in before_samples}
-    result, routes, by_status = {}, {}, {}
+    result, by_status = {}, {}                       # route -> status -> le -> requests in the window
     lookups = {}                                     # cache -> {"hit": n, "miss": n}
     for name, labels, value in after_samples:
         delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
@@ -103,16 +103,20 @@ def window(before_samples, after_samples):
                 continue
             key = f'{labels.get("service")} {labels.get("method")} {labels.get("route")}'
             le = float(labels["le"].replace("+Inf", "inf"))
-            routes.setdefault(key, {}).setdefault(le, 0.0)
-            routes[key][le] += delta
             statuses = by_status.setdefault(key, {}).setdefault(labels.get("status"), {})
             statuses[le] = statuses.get(le, 0.0) + delta
         elif name == "newsfeed_cache_requests_total":
             counts = lookups.setdefault(labels.get("cache"), {})
             counts[labels.get("result")] = counts.get(labels.get("result"), 0.0) + delta
-    # a route that answered with more than one status also gets an entry per status ("<route> 200", "<route> 503"):
-    # the latency of the accepted requests apart from the fast refusals of an overloaded instance
+    # each route summed over its statuses; one that answered with more than one status also gets an entry per status
+    # ("<route> 200", "<route> 503"): the latency of the accepted requests apart from the fast refusals of an
+    # overloaded instance
+    routes = {}
     for key, statuses in by_status.items():
+        total = routes.setdefault(key, {})
+        for by_bound in statuses.values():
+            for le, n in by_bound.items():
+                total[le] = total.get(le, 0.0) + n
         answered = {status: by_bound for status, by_bound in statuses.items() if max(by_bound.values()) > 0}
         if len(answered) > 1:
             routes.update({f"{key} {status}": by_bound for status, by_bound in answered.items()})
