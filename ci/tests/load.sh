@@ -9,8 +9,8 @@
 #   soak-table     the benchmark's soak step, tiny: a table row per interval with traffic, p95 and every RSS
 #   growth-table   the benchmark's growth step, tiny: two stages grown through k6/grow.js, their fan-out waited for,
 #                  a row per stage with the stored counts, the rows grown, the load's p95, every memory and disk
-#   overload-step  the benchmark's overload step, tiny: outbound unbounded refuses no post, bounded to 1 request in
-#                  flight refuses some, each status timed apart; outbound restarted with its own settings after
+#   overload-step  the benchmark's overload step, tiny: outbound unbounded sheds no post, bounded to 1 request in
+#                  flight sheds some (its shed counter), each status timed apart; outbound back at its own settings
 #   graphql        the classic client's GraphQL mode through edge, tiny: every scenario's checks ran and passed
 #   fails-on-error smoke against services that are not there must fail (k6 exit 99), so a failed check or
 #                  threshold really fails this suite
@@ -215,28 +215,36 @@ else
 fi
 
 # the benchmark's overload step as a user runs it, tiny: outbound restarted unbounded (0) and with a bound of 1 request
-# in flight, posts at 200/s by up to 40 VUs; the bounded run refuses some with 503 and its server column times them
-# apart from the accepted posts, the unbounded one refuses none; outbound is back to its own settings afterwards
-overload_rows() {  # overload_rows RESULTS
+# in flight, posts at 200/s by up to 40 VUs (no prefilled posts: the bound would refuse most of setup's batches and
+# setup would wait for feeds that never fill); the bounded run's bound refuses some (outbound's shed counter) and its
+# server column times the accepted posts apart from the refusals, the unbounded one's bound refuses none (a 503 of a
+# store that timed out on a busy machine is not the bound's); outbound is back to its own settings afterwards
+overload_rows() {  # overload_rows RESULTS: prints why not on its last line
   python3 - "$1" <<'PY'
 import json, sys
 rows = {l.split("\t")[0]: l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.startswith("overload-")}
-assert set(rows) == {"overload-max-in-flight-0", "overload-max-in-flight-1"}, rows.keys()
+if set(rows) != {"overload-max-in-flight-0", "overload-max-in-flight-1"}:
+    sys.exit(f"rows: {sorted(rows)}")
 route = "outbound POST /participant/:id/outbound"
 unbounded, bounded = (json.loads(rows[f"overload-max-in-flight-{n}"][-1]) for n in (0, 1))
-assert route in unbounded and f"{route} 503" not in unbounded, unbounded
-assert bounded[f"{route} 503"]["n"] > 0 and bounded[f"{route} 200"]["n"] > 0, bounded
+if unbounded.get(route, {}).get("n", 0) == 0 or unbounded.get("shed", {}).get("outbound", 0) != 0:
+    sys.exit(f"unbounded: {unbounded.get(route)}, shed {unbounded.get('shed')}")
+if bounded.get("shed", {}).get("outbound", 0) == 0 or bounded.get(f"{route} 200", {}).get("n", 0) == 0:
+    sys.exit(f"bounded: {bounded.get(route + ' 200')} accepted, shed {bounded.get('shed')}")
 PY
 }
 overload_out=$NEWSFEED_RUN/bench-overload-$STAMP
-if OUT=$overload_out OVERLOAD_LIMITS="0 1" OVERLOAD_RATE=200 OVERLOAD_VUS=40 OVERLOAD_WARMUP=5s WARMUP_RATE=40 \
-    STEP_DURATION=10s PARTICIPANTS=40 FRIENDS=4 bash ci/bench/experiment/benchmarks.sh overload > "$overload_out.log" 2>&1 &&
-    overload_rows "$overload_out/results.tsv" 2>> "$overload_out.log" &&
-    curl -sf "$(bash ci/local/services.sh ports outbound | head -n 1 | sed 's|^|http://127.0.0.1:|')/metrics" |
-      grep -q '^newsfeed_http_server_max_in_flight{service="outbound"} 512'; then
-  pass overload-step
+if ! OUT=$overload_out OVERLOAD_LIMITS="0 1" OVERLOAD_RATE=200 OVERLOAD_VUS=40 OVERLOAD_WARMUP=5s WARMUP_RATE=40 \
+    STEP_DURATION=10s PARTICIPANTS=40 FRIENDS=4 PREFILL_POSTS=0 bash ci/bench/experiment/benchmarks.sh overload \
+    > "$overload_out.log" 2>&1; then
+  fail overload-step "benchmarks.sh overload failed ($overload_out.log)"
+elif ! why=$(overload_rows "$overload_out/results.tsv" 2>&1); then
+  fail overload-step "${why##*$'\n'} ($overload_out/results.tsv)"
+elif ! curl -sf "$(bash ci/local/services.sh ports outbound | head -n 1 | sed 's|^|http://127.0.0.1:|')/metrics" |
+    grep -q '^newsfeed_http_server_max_in_flight{service="outbound"} 512'; then
+  fail overload-step "outbound not back at its bound of 512 after the step ($overload_out.log)"
 else
-  fail overload-step "benchmarks.sh overload: no refusals when bounded, some when not, or outbound not restored ($overload_out.log)"
+  pass overload-step
 fi
 
 # the classic client's GraphQL mode through the local edge (graphql.js), tiny: setup's mutations, then each of the

@@ -12,7 +12,8 @@
       {"<service> <METHOD> <route>": {"n": requests, "p50": ms, "p95": ms, "p99": ms}, ..., and the same for each
        status of a route that answered with more than one ("<service> <METHOD> <route> <status>"),
        "fanout_ms": mean post-to-fan-out delay of inbound, "lag": records the consumer groups are behind,
-       "cache_hits": {"<cache>": share of lookups that hit, e.g. inbound's first pages}}
+       "cache_hits": {"<cache>": share of lookups that hit, e.g. inbound's first pages},
+       "shed": {"<service>": requests refused as overloaded (HTTP_MAX_IN_FLIGHT), only when some were}}
 
 Quantiles are interpolated inside the histogram buckets the way PromQL's histogram_quantile does, from the
 bucket counts' increase over the window (newsfeed_http_server_requests_seconds: the time from the request's
@@ -27,7 +28,8 @@ import urllib.request
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)')
 LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
 WANTED = ("newsfeed_http_server_requests_seconds_bucket", "newsfeed_fanout_delay_seconds_count",
-          "newsfeed_fanout_delay_seconds_sum", "newsfeed_kafka_consumer_lag_records", "newsfeed_cache_requests_total")
+          "newsfeed_fanout_delay_seconds_sum", "newsfeed_kafka_consumer_lag_records", "newsfeed_cache_requests_total",
+          "newsfeed_http_server_shed_total")
 SKIPPED_ROUTES = ("/health/live", "/health/ready", "/metrics")
 
 
@@ -92,10 +94,12 @@ def consumer_lag(samples):
 
 def window(before_samples, after_samples):
     """What the services served between two snapshots: per route n and p50/p95/p99 ms (summed over status codes and
-    instances), the mean fan-out delay, the consumer lag at the end and the caches' hit ratios."""
+    instances), the mean fan-out delay, the consumer lag at the end, the caches' hit ratios and the refusals of the
+    in-flight bound (a 503 of the route counts store outages too; the shed counter only the bound's refusals)."""
     before = {(n, json.dumps(l, sort_keys=True)): v for n, l, v in before_samples}
     result, by_status = {}, {}                       # route -> status -> le -> requests in the window
     lookups = {}                                     # cache -> {"hit": n, "miss": n}
+    shed = {}                                        # service -> requests refused by its in-flight bound
     for name, labels, value in after_samples:
         delta = value - before.get((name, json.dumps(labels, sort_keys=True)), 0.0)
         if name == "newsfeed_http_server_requests_seconds_bucket":
@@ -108,6 +112,8 @@ def window(before_samples, after_samples):
         elif name == "newsfeed_cache_requests_total":
             counts = lookups.setdefault(labels.get("cache"), {})
             counts[labels.get("result")] = counts.get(labels.get("result"), 0.0) + delta
+        elif name == "newsfeed_http_server_shed_total":
+            shed[labels.get("service")] = shed.get(labels.get("service"), 0.0) + delta
     # each route summed over its statuses; one that answered with more than one status also gets an entry per status
     # ("<route> 200", "<route> 503"): the latency of the accepted requests apart from the fast refusals of an
     # overloaded instance
@@ -135,6 +141,9 @@ def window(before_samples, after_samples):
             for cache, c in sorted(lookups.items()) if c.get("hit", 0.0) + c.get("miss", 0.0) > 0}
     if hits:
         result["cache_hits"] = hits
+    refused = {service: int(n) for service, n in sorted(shed.items()) if n > 0}
+    if refused:
+        result["shed"] = refused
     return result
 
 
