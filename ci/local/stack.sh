@@ -27,7 +27,7 @@ STOP_TIMEOUT=${NEWSFEED_STACK_STOP_TIMEOUT:-30}
 # Every port a store binds, so `up` refuses to start into a port someone else holds.
 store_ports() {
   case $1 in
-    kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_JMX_EXPORTER_PORT" ;;
+    kafka) echo "$KAFKA_PORT $KAFKA_CONTROLLER_PORT $KAFKA_JMX_EXPORTER_PORT $KAFKA_EXPORTER_PORT" ;;
     cassandra) echo "$CASSANDRA_PORT $CASSANDRA_STORAGE_PORT $CASSANDRA_JMX_PORT $CASSANDRA_METRICS_PORT" ;;
     redis) echo "$REDIS_PORT $REDIS_EXPORTER_PORT" ;;
     postgresql) echo "$PG_PORT $POSTGRESQL_EXPORTER_PORT" ;;
@@ -126,6 +126,7 @@ write_env() {
     # the stores' exporters (read by ci/local/prometheus.sh, not by the services)
     echo "REDIS_METRICS_ADDRESS=$STACK_HOST:$REDIS_EXPORTER_PORT"
     echo "KAFKA_METRICS_ADDRESS=$STACK_HOST:$KAFKA_JMX_EXPORTER_PORT"
+    echo "KAFKA_LAG_METRICS_ADDRESS=$STACK_HOST:$KAFKA_EXPORTER_PORT"
     echo "POSTGRESQL_METRICS_ADDRESS=$STACK_HOST:$POSTGRESQL_EXPORTER_PORT"
     echo "CASSANDRA_METRICS_ADDRESS=$STACK_HOST:$CASSANDRA_METRICS_PORT"
     # with NEWSFEED_STACK_AUTH each store's admin credentials (<store>_admin_env of ci/local/stack/stores/<store>.sh)

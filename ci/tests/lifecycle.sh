@@ -131,6 +131,8 @@ demo_stores() {  # the stores' own metrics, scraped since the demo started Prome
     --title '^(PostgreSQL|Solr|Redis|Kafka|Cassandra)' --wait 30 charts/newsfeed/files/dashboards/newsfeed-stores.json &&
     prometheus_value_positive 'sum(solr_metrics_core_requests_total{handler="/update", type="requests"})' &&
     prometheus_value_positive 'sum(kafka_server_brokertopicmetrics_messagesinpersec_count{topic="outbound-posted"})' &&
+    prometheus_value_positive 'count(kafka_consumergroup_current_offset_sum{consumergroup=~"newsfeed-(inbound|search)", topic="outbound-posted"} > 0) == 2' &&
+    prometheus_value_positive 'count(kafka_consumergroup_members{consumergroup=~"newsfeed-(inbound|search)"} > 0) == 2' &&
     prometheus_value_positive 'sum(redis_commands_total{cmd=~"get|mget|zadd|zrange"})' &&
     prometheus_value_positive 'min(cnpg_collector_up{namespace="local", pod="postgresql-local-1"})' &&
     prometheus_value_positive 'sum(org_apache_cassandra_metrics_table_write_latency_count{namespace="local", table="inbound"})' &&
@@ -154,9 +156,9 @@ demo_rows_counted() {  # PostgreSQL's exporter counted at least the participant 
   echo "$query stayed below the $rows rows psql counts; Prometheus answered: $answer" >&2
   return 1
 }
-check "the demo's Prometheus scrapes Solr and the exporters of PostgreSQL, Redis, Kafka and Cassandra: the stores \
-dashboard's PostgreSQL, Solr, Redis, Kafka and Cassandra panels have data; the demo's rows, posts' index updates, events, \
-cache writes and fan-out rows counted" demo_stores
+check "the demo's Prometheus scrapes Solr and the exporters of PostgreSQL, Redis, Kafka (broker and consumer-group lag) \
+and Cassandra: the stores dashboard's PostgreSQL, Solr, Redis, Kafka and Cassandra panels have data; the demo's rows, \
+posts' index updates, events, both groups' commits and members, cache writes and fan-out rows counted" demo_stores
 
 # ------------------------------------------------------------------ make clean after SIGKILLs
 kill_store_and_service() {

@@ -41,10 +41,11 @@ env_complete() {
   local key
   for key in PG_HOST PG_PORT PG_DATABASE PG_USER PG_PASSWORD REDIS_URL CASSANDRA_CONTACT_POINTS \
     CASSANDRA_LOCAL_DC CASSANDRA_KEYSPACE KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC SOLR_URL SOLR_COLLECTION \
-    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS POSTGRESQL_METRICS_ADDRESS CASSANDRA_METRICS_ADDRESS; do
+    REDIS_METRICS_ADDRESS KAFKA_METRICS_ADDRESS KAFKA_LAG_METRICS_ADDRESS POSTGRESQL_METRICS_ADDRESS \
+    CASSANDRA_METRICS_ADDRESS; do
     grep -q "^$key=." "$STACK_ENV" || { echo "stack.env lacks $key" >&2; return 1; }
   done
-  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 17 ]
+  [ "$(grep -c . <(ci/local/stack.sh env))" -eq 18 ]
 }
 
 psql_app() {
@@ -155,6 +156,38 @@ kafka_exporter_serves() {
     awk -v n="$n" 'BEGIN {exit !(n >= 1)}' &&
     metric_value "127.0.0.1:$KAFKA_JMX_EXPORTER_PORT" kafka_controller_kafkacontroller_activecontrollercount_value |
     grep -qx 1.0
+}
+
+# the lag exporter beside Kafka sees a group from the broker's side, with nobody consuming: after a member of a new
+# group committed and left (0 members), each record produced after it is one more record of lag on the topic, and
+# each partition's committed offset plus its lag is the partition's end offset
+kafka_lag_exporter_serves() {
+  local group=stack-lag-$RANDOM$$ address="127.0.0.1:$KAFKA_EXPORTER_PORT" before after metrics
+  kafka_tool can consume "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$group" >/dev/null &&
+    before=$(metric_value "$address" "kafka_consumergroup_lag_sum{consumergroup=\"$group\",topic=\"$KAFKA_TOPIC\"}") &&
+    kafka_tool produce "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" lag-a a >/dev/null &&
+    kafka_tool produce "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" lag-b b >/dev/null &&
+    after=$(metric_value "$address" "kafka_consumergroup_lag_sum{consumergroup=\"$group\",topic=\"$KAFKA_TOPIC\"}") &&
+    [ "$((after - before))" -eq 2 ] || { echo "lag of $group: $before, then $after after 2 records" >&2; return 1; }
+  metric_value "$address" "kafka_consumergroup_members{consumergroup=\"$group\"}" | grep -qx 0 &&
+    metrics=$(curl -fsS "http://$address/metrics") &&
+    python3 - "$group" "$KAFKA_TOPIC" "$metrics" <<'PY'
+import re, sys
+group, topic, metrics = sys.argv[1:]
+samples = {}
+for line in metrics.splitlines():
+    m = re.match(r'(\w+)\{(.*)\} (\d+)$', line.strip())
+    if m:
+        samples[(m[1], tuple(sorted(re.findall(r'(\w+)="([^"]*)"', m[2]))))] = int(m[3])
+def value(name, **labels):
+    return samples[(name, tuple(sorted(labels.items())))]
+parts = value("kafka_topic_partitions", topic=topic)
+for p in map(str, range(parts)):
+    end = value("kafka_topic_partition_current_offset", topic=topic, partition=p)
+    done = value("kafka_consumergroup_current_offset", consumergroup=group, topic=topic, partition=p)
+    lag = value("kafka_consumergroup_lag", consumergroup=group, topic=topic, partition=p)
+    assert done + lag == end, (p, done, lag, end)
+PY
 }
 
 # the JMX agent in Cassandra's JVM serves Cassandra's metrics under K8ssandra's names: the coordinator's writes and
@@ -274,6 +307,8 @@ if [ "$failed" -eq 0 ]; then
   check "postgresql: its exporter serves cnpg_collector_up 1 and counts 200 commits and a rollback" \
     postgresql_exporter_serves
   check "kafka: its JMX exporter counts the record on $KAFKA_TOPIC and one active controller" kafka_exporter_serves
+  check "kafka: its lag exporter counts the records produced after a group's commit as its lag, with 0 members" \
+    kafka_lag_exporter_serves
   check "cassandra: insert+select on newsfeed.outbound and inbound" cassandra_insert_select
   check "cassandra: its JMX exporter counts the row written to and read from each table, under K8ssandra's names" \
     cassandra_exporter_serves

@@ -20,6 +20,7 @@ GROUPS = [("k6", r"/k6 "), ("social-graph", r"/social-graph[-.][^ /]*jar"), ("ou
           ("inbound", r"/inbound[-.][^ /]*jar"), ("search", r"/search[-.][^ /]*jar"),
           ("row writer", r"RowWriteLimit"),   # row_limit.sh's client: its classpath names the Cassandra driver
           ("cassandra", "cassandra"),
+          ("kafka lag exporter", "KafkaLagExporter"),   # beside Kafka, its classpath names Kafka's jars
           ("kafka", "kafka"), ("solr", "solr"), ("postgresql", "postgres"), ("redis", "redis-server"),
           ("prometheus", "prometheus"), ("nginx", "nginx"), ("other java (builds, tests)", "java")]
 

@@ -41,6 +41,7 @@ SOLR_PORT=$((18983 + OFFSET))
 # the stores' own metrics where the store does not serve them itself: as the chart's exporters do in a cluster
 REDIS_EXPORTER_PORT=$((19121 + OFFSET))
 KAFKA_JMX_EXPORTER_PORT=$((15556 + OFFSET))
+KAFKA_EXPORTER_PORT=$((19308 + OFFSET))   # consumer-group lag (KafkaLagExporter)
 POSTGRESQL_EXPORTER_PORT=$((19187 + OFFSET))
 CASSANDRA_METRICS_PORT=$((19103 + OFFSET))
 

@@ -1,0 +1,214 @@
+// Consumer-group lag as the broker sees it, for Prometheus, beside the local stack's Kafka: each group's committed
+// offsets against the partitions' end offsets, read through the admin API at every scrape. The series have
+// kafka_exporter's names and labels, so a dashboard or alert written for that exporter reads these unchanged:
+//   kafka_brokers                                                     brokers in the cluster
+//   kafka_topic_partitions{topic}                                     partitions of the topic
+//   kafka_topic_partition_current_offset{topic,partition}             the end offset (the next record's offset)
+//   kafka_topic_partition_oldest_offset{topic,partition}              the log start offset (retention moves it)
+//   kafka_consumergroup_current_offset{consumergroup,topic,partition} the group's committed offset
+//   kafka_consumergroup_current_offset_sum{consumergroup,topic}
+//   kafka_consumergroup_lag{consumergroup,topic,partition}            end offset minus committed offset
+//   kafka_consumergroup_lag_sum{consumergroup,topic}
+//   kafka_consumergroup_members{consumergroup}                        members of the group now (0: nobody consumes)
+// Unlike a consumer's own lag gauge it goes on while every member of a group is stopped or stuck. A partition the
+// group has never committed has no consumergroup series; internal topics (__consumer_offsets...) are left out.
+// A scrape the broker does not answer within 10 s fails with 503 (Prometheus's `up` is then 0).
+// Usage: KafkaLagExporter LISTEN_HOST PORT BOOTSTRAP   (KAFKA_CLIENT_CONFIG: optional client properties, e.g. SASL)
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.FileReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Reader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.GroupListing;
+import org.apache.kafka.clients.admin.ListGroupsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+public class KafkaLagExporter {
+  static final long TIMEOUT_S = 10;
+
+  public static void main(String[] args) throws Exception {
+    if (args.length != 3) {
+      System.err.println("usage: KafkaLagExporter LISTEN_HOST PORT BOOTSTRAP");
+      System.exit(2);
+    }
+    Admin admin = Admin.create(client(args[2]));
+    HttpServer server = HttpServer.create(new InetSocketAddress(args[0], Integer.parseInt(args[1])), 16);
+    // one scrape at a time: a second Prometheus (or a test's curl) waits instead of doubling the broker's work
+    server.setExecutor(Executors.newSingleThreadExecutor());
+    server.createContext("/metrics", exchange -> {
+      try {
+        answer(exchange, 200, render(admin));
+      } catch (Exception e) {
+        System.err.println("scrape failed: " + e);
+        answer(exchange, 503, "kafka did not answer: " + e + "\n");
+      }
+    });
+    server.createContext("/", exchange -> answer(exchange, 404, "see /metrics\n"));
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.stop(0);
+      admin.close();
+    }));
+    server.start();
+    System.err.println("serving consumer-group lag of " + args[2] + " on " + args[0] + ":" + args[1]);
+  }
+
+  static Properties client(String bootstrap) throws IOException {
+    Properties p = new Properties();
+    String config = System.getenv("KAFKA_CLIENT_CONFIG");
+    if (config != null && !config.isEmpty()) {
+      try (Reader r = new FileReader(config, StandardCharsets.UTF_8)) {
+        p.load(r);
+      }
+    }
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
+    p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+    return p;
+  }
+
+  static void answer(HttpExchange exchange, int status, String body) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    exchange.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  static <T> T get(org.apache.kafka.common.KafkaFuture<T> f) throws Exception {
+    return f.get(TIMEOUT_S, TimeUnit.SECONDS);
+  }
+
+  static String render(Admin admin) throws Exception {
+    int brokers = get(admin.describeCluster().nodes()).size();
+    Set<String> names = get(admin.listTopics().names());   // internal topics are not listed by default
+    Map<String, TopicDescription> topics = new TreeMap<>(get(admin.describeTopics(names).allTopicNames()));
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>(), earliest = new HashMap<>();
+    topics.values().forEach(t -> t.partitions().forEach(p -> {
+      latest.put(new TopicPartition(t.name(), p.partition()), OffsetSpec.latest());
+      earliest.put(new TopicPartition(t.name(), p.partition()), OffsetSpec.earliest());
+    }));
+    Map<TopicPartition, ListOffsetsResultInfo> ends = get(admin.listOffsets(latest).all());
+    Map<TopicPartition, ListOffsetsResultInfo> starts = get(admin.listOffsets(earliest).all());
+    List<String> groups = get(admin.listGroups(ListGroupsOptions.forConsumerGroups()).all()).stream()
+        .map(GroupListing::groupId).sorted().toList();
+    Map<String, ConsumerGroupDescription> described = get(admin.describeConsumerGroups(groups).all());
+    Map<String, Map<TopicPartition, OffsetAndMetadata>> committed = new TreeMap<>();
+    for (String g : groups) {
+      committed.put(g, get(admin.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata()));
+    }
+
+    Metrics m = new Metrics();
+    m.gauge("kafka_brokers", "Brokers of the cluster.").add("", brokers);
+    Metrics.Family partitions = m.gauge("kafka_topic_partitions", "Partitions of the topic.");
+    Metrics.Family end = m.gauge("kafka_topic_partition_current_offset",
+        "End offset of the partition: the offset its next record gets.");
+    Metrics.Family start = m.gauge("kafka_topic_partition_oldest_offset",
+        "Log start offset of the partition: its oldest record retention kept.");
+    for (TopicDescription t : topics.values()) {
+      partitions.add(labels("topic", t.name()), t.partitions().size());
+      for (var p : t.partitions()) {
+        TopicPartition tp = new TopicPartition(t.name(), p.partition());
+        String l = labels("topic", t.name(), "partition", Integer.toString(p.partition()));
+        end.add(l, ends.get(tp).offset());
+        start.add(l, starts.get(tp).offset());
+      }
+    }
+    Metrics.Family offset = m.gauge("kafka_consumergroup_current_offset",
+        "Offset the group committed on the partition.");
+    Metrics.Family offsetSum = m.gauge("kafka_consumergroup_current_offset_sum",
+        "Offsets the group committed on the topic, summed over its partitions.");
+    Metrics.Family lag = m.gauge("kafka_consumergroup_lag",
+        "Records of the partition after the group's committed offset.");
+    Metrics.Family lagSum = m.gauge("kafka_consumergroup_lag_sum",
+        "Records of the topic after the group's committed offsets, summed over its partitions.");
+    Metrics.Family members = m.gauge("kafka_consumergroup_members", "Members of the group now; 0 while nobody consumes.");
+    for (String g : groups) {
+      members.add(labels("consumergroup", g), described.get(g).members().size());
+      Map<String, List<TopicPartition>> byTopic = committed.get(g).entrySet().stream()
+          .filter(e -> e.getValue() != null && ends.containsKey(e.getKey()))
+          .map(Map.Entry::getKey)
+          .sorted((a, b) -> a.topic().equals(b.topic()) ? a.partition() - b.partition() : a.topic().compareTo(b.topic()))
+          .collect(Collectors.groupingBy(TopicPartition::topic, TreeMap::new, Collectors.toList()));
+      for (var e : byTopic.entrySet()) {
+        long offsets = 0, lags = 0;
+        for (TopicPartition tp : e.getValue()) {
+          long done = committed.get(g).get(tp).offset();
+          long behind = Math.max(0, ends.get(tp).offset() - done);
+          String l = labels("consumergroup", g, "topic", tp.topic(), "partition", Integer.toString(tp.partition()));
+          offset.add(l, done);
+          lag.add(l, behind);
+          offsets += done;
+          lags += behind;
+        }
+        offsetSum.add(labels("consumergroup", g, "topic", e.getKey()), offsets);
+        lagSum.add(labels("consumergroup", g, "topic", e.getKey()), lags);
+      }
+    }
+    return m.text();
+  }
+
+  static String labels(String... pairs) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      out.add(pairs[i] + "=\"" + pairs[i + 1].replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n") + "\"");
+    }
+    return "{" + String.join(",", out) + "}";
+  }
+
+  // the text exposition format: per family its HELP and TYPE, then its samples
+  static final class Metrics {
+    final StringBuilder out = new StringBuilder();
+    final List<Family> families = new ArrayList<>();
+
+    Family gauge(String name, String help) {
+      Family f = new Family(name, help);
+      families.add(f);
+      return f;
+    }
+
+    String text() {
+      families.forEach(f -> {
+        out.append("# HELP ").append(f.name).append(' ').append(f.help).append('\n');
+        out.append("# TYPE ").append(f.name).append(" gauge\n");
+        f.samples.forEach(s -> out.append(f.name).append(s).append('\n'));
+      });
+      return out.toString();
+    }
+
+    static final class Family {
+      final String name, help;
+      final List<String> samples = new ArrayList<>();
+
+      Family(String name, String help) {
+        this.name = name;
+        this.help = help;
+      }
+
+      Family add(String labels, long value) {
+        samples.add(labels + " " + value);
+        return this;
+      }
+    }
+  }
+}
