@@ -22,6 +22,7 @@ import java.io.OutputStream;
 import java.io.Reader;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -64,9 +65,10 @@ public class KafkaLagExporter {
       }
     });
     server.createContext("/", exchange -> answer(exchange, 404, "see /metrics\n"));
+    // bounded: with the broker gone (a crash) an open admin request would otherwise hold the exit for its timeout
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.stop(0);
-      admin.close();
+      admin.close(Duration.ofSeconds(2));
     }));
     server.start();
     System.err.println("serving consumer-group lag of " + args[2] + " on " + args[0] + ":" + args[1]);
