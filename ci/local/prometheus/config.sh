@@ -51,11 +51,12 @@ EOF
 # prometheus_store_jobs STACK_ENV DIR: prints the scrape jobs of the local stack's stores: Redis and Kafka through
 # their exporters (REDIS_METRICS_ADDRESS, KAFKA_METRICS_ADDRESS of stack.env), labelled as the chart's
 # ServiceMonitors of the Redis and Kafka charts label them; Kafka's consumer groups through the stack's lag exporter
-# (KAFKA_LAG_METRICS_ADDRESS, job kafka-exporter, as kafka_exporter's own job is named); PostgreSQL's exporter (POSTGRESQL_METRICS_ADDRESS) as the
-# chart's PodMonitor labels a CloudNativePG instance, without the exporter's own `server` label; Cassandra's JMX
-# exporter (CASSANDRA_METRICS_ADDRESS) as K8ssandra's ServiceMonitor labels a Cassandra pod; Solr, which serves
-# Prometheus metrics itself (/solr/admin/metrics?wt=prometheus), as the chart's PodMonitor scrapes it; with
-# NEWSFEED_STACK_AUTH the store's admin from stack.env, its password in a file under DIR (mode 600)
+# (KAFKA_LAG_METRICS_ADDRESS, job kafka-exporter, as kafka_exporter's own job is named); PostgreSQL's exporter
+# (POSTGRESQL_METRICS_ADDRESS) as the chart's PodMonitor labels a CloudNativePG instance, without the exporter's own
+# `server` label; Cassandra's JMX exporter (CASSANDRA_METRICS_ADDRESS) as K8ssandra's ServiceMonitor labels a
+# Cassandra pod; Solr, which serves Prometheus metrics itself (/solr/admin/metrics?wt=prometheus), as the chart's
+# PodMonitor scrapes it; with NEWSFEED_STACK_AUTH the store's admin from stack.env, its password in a file under DIR
+# (mode 600)
 prometheus_store_jobs() {
   local env=$1 dir=$2
   exporter_job "$env" REDIS_METRICS_ADDRESS redis redis-local-1 metrics http-metrics

@@ -180,7 +180,6 @@ public class KafkaLagExporter {
 
   // the text exposition format: per family its HELP and TYPE, then its samples
   static final class Metrics {
-    final StringBuilder out = new StringBuilder();
     final List<Family> families = new ArrayList<>();
 
     Family gauge(String name, String help) {
@@ -190,6 +189,7 @@ public class KafkaLagExporter {
     }
 
     String text() {
+      StringBuilder out = new StringBuilder();
       families.forEach(f -> {
         out.append("# HELP ").append(f.name).append(' ').append(f.help).append('\n');
         out.append("# TYPE ").append(f.name).append(" gauge\n");
