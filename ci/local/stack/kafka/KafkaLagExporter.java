@@ -32,7 +32,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -144,27 +143,32 @@ public class KafkaLagExporter {
         "Records of the partition after the group's committed offset.");
     Metrics.Family lagSum = m.gauge("kafka_consumergroup_lag_sum",
         "Records of the topic after the group's committed offsets, summed over its partitions.");
-    Metrics.Family members = m.gauge("kafka_consumergroup_members", "Members of the group now; 0 while nobody consumes.");
+    Metrics.Family members = m.gauge("kafka_consumergroup_members",
+        "Members of the group now; 0 while nobody consumes.");
     for (String g : groups) {
       members.add(labels("consumergroup", g), described.get(g).members().size());
-      Map<String, List<TopicPartition>> byTopic = committed.get(g).entrySet().stream()
-          .filter(e -> e.getValue() != null && ends.containsKey(e.getKey()))
-          .map(Map.Entry::getKey)
-          .sorted((a, b) -> a.topic().equals(b.topic()) ? a.partition() - b.partition() : a.topic().compareTo(b.topic()))
-          .collect(Collectors.groupingBy(TopicPartition::topic, TreeMap::new, Collectors.toList()));
-      for (var e : byTopic.entrySet()) {
+      Map<TopicPartition, OffsetAndMetadata> done = committed.get(g);
+      for (TopicDescription t : topics.values()) {
         long offsets = 0, lags = 0;
-        for (TopicPartition tp : e.getValue()) {
-          long done = committed.get(g).get(tp).offset();
-          long behind = Math.max(0, ends.get(tp).offset() - done);
-          String l = labels("consumergroup", g, "topic", tp.topic(), "partition", Integer.toString(tp.partition()));
-          offset.add(l, done);
+        boolean any = false;
+        for (var p : t.partitions()) {
+          TopicPartition tp = new TopicPartition(t.name(), p.partition());
+          OffsetAndMetadata at = done.get(tp);
+          if (at == null) {
+            continue;
+          }
+          long behind = Math.max(0, ends.get(tp).offset() - at.offset());
+          String l = labels("consumergroup", g, "topic", t.name(), "partition", Integer.toString(p.partition()));
+          offset.add(l, at.offset());
           lag.add(l, behind);
-          offsets += done;
+          offsets += at.offset();
           lags += behind;
+          any = true;
         }
-        offsetSum.add(labels("consumergroup", g, "topic", e.getKey()), offsets);
-        lagSum.add(labels("consumergroup", g, "topic", e.getKey()), lags);
+        if (any) {
+          offsetSum.add(labels("consumergroup", g, "topic", t.name()), offsets);
+          lagSum.add(labels("consumergroup", g, "topic", t.name()), lags);
+        }
       }
     }
     return m.text();
