@@ -21,6 +21,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SERVICES=(social-graph outbound inbound search edge)
+# the images of services/Dockerfile: the five services and the chart's Kafka lag exporter
+IMAGES=("${SERVICES[@]}" kafka-lag-exporter)
 CACHE=${NEWSFEED_CACHE:-$HOME/.cache/newsfeed}
 BIN=${NEWSFEED_BIN:-$CACHE/bin}
 VALUES=${VALUES:-values/dev.yaml}   # the profile the kind e2e installs
@@ -145,7 +147,7 @@ if [ -f "$DOCKERFILE" ]; then
   done < <("$DFCHECK" lint "$DOCKERFILE" || true)
   check "$DOCKERFILE: the JVM accepts the ENTRYPOINT flags" jvm_flags "$DOCKERFILE"
   check "$DOCKERFILE: without SERVICE the build stops with a hint" no_service_refused
-  for svc in "${SERVICES[@]}"; do
+  for svc in "${IMAGES[@]}"; do
     log "rehearsing the build stages of $DOCKERFILE for $svc (Maven)"
     check "$DOCKERFILE SERVICE=$svc: build stages rehearsed, they produce the jar the image copies" \
       rehearse "$DOCKERFILE" "SERVICE=$svc"
@@ -318,7 +320,7 @@ fi
 # without the recipe (or the other way round) fails here. The checker must also see a planted drift.
 service_jars() {
   local svc
-  for svc in "${SERVICES[@]}"; do [ -f "services/$svc/target/$svc.jar" ] || { mvn -q -f services/pom.xml package -DskipTests; return; }; done
+  for svc in "${IMAGES[@]}"; do [ -f "services/$svc/target/$svc.jar" ] || { mvn -q -f services/pom.xml package -DskipTests; return; }; done
 }
 drift_seen() {
   sed -e 's/^USER 10001:10001/USER 10002:10002/' -e 's/^WORKDIR \/app/WORKDIR \/srv/' "$DOCKERFILE" > "$TMP/drift.Dockerfile"
@@ -329,8 +331,8 @@ drift_seen() {
 }
 log "building the registry-free service images (ci/local/cluster/images.sh)"
 check "service jars for the local images (mvn package when missing)" service_jars
-if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${SERVICES[@]}" 2> "$TMP/images.log"); then
-  ok "ci/local/cluster/images.sh builds the five service images from the local JDK"
+if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${IMAGES[@]}" 2> "$TMP/images.log"); then
+  ok "ci/local/cluster/images.sh builds the ${#IMAGES[@]} images of $DOCKERFILE from the local JDK"
   while read -r ref archive; do
     svc=${ref#localhost/newsfeed-}; svc=${svc%%:*}
     check "$ref: user, workdir, entrypoint, env, ports and jar path equal $DOCKERFILE's runtime stage" \
@@ -338,7 +340,7 @@ if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${SER
   done <<< "$images"
   check "check-image-config.py reports a USER and WORKDIR drift" drift_seen "$(awk 'NR == 1 {print $2}' <<< "$images")"
 else
-  fail "ci/local/cluster/images.sh builds the five service images from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
+  fail "ci/local/cluster/images.sh builds the ${#IMAGES[@]} images of $DOCKERFILE from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
 fi
 
 echo "release: $passed passed, $failed failed"

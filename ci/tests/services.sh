@@ -20,7 +20,7 @@ suite_run_dir services
 trap 'system_cleanup $?' EXIT
 
 system_up
-modules=(common social-graph outbound inbound search edge)
+modules=(common social-graph outbound inbound search edge kafka-lag-exporter)
 reports=()
 for m in "${modules[@]}"; do reports+=("services/$m/target/surefire-reports" "services/$m/target/failsafe-reports"); done
 run_maven "unit and integration tests of ${modules[*]}" "${reports[@]}" -- -f services/pom.xml --fail-at-end verify

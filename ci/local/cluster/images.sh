@@ -2,7 +2,7 @@
 # The chart's images without a registry or a base image: OCI archives built from this machine's own files into
 # ~/.cache/newsfeed/images, ready for `ci/local/cluster.sh import`. One recipe per image under ci/local/cluster/images/:
 #   social-graph outbound inbound search   the services (JRE from the local JDK 17 + the jar; services/Dockerfile
-#   edge                                   stays the recipe for registries; check-image-config.py keeps them equal)
+#   edge kafka-lag-exporter                stays the recipe for registries; check-image-config.py keeps them equal)
 #   k6                                     the pinned static k6 of ci/local/tools.sh
 #   init-postgresql init-cassandra         the schema Jobs' tools: psql/pg_isready, cqlsh,
 #   init-kafka init-solr                   kafka-topics.sh, python3 (files/init/*)

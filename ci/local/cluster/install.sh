@@ -83,7 +83,7 @@ step() {
 # into the images)
 jars_current() {
   local svc jar
-  for svc in "${SERVICES[@]}"; do
+  for svc in "${SERVICES[@]}" kafka-lag-exporter; do
     jar=services/$svc/target/$svc.jar
     [ -f "$jar" ] || return 1
     [ -z "$(find services -name target -prune -o -type f \( -path '*/src/main/*' -o -name pom.xml \) \

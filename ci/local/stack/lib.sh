@@ -41,7 +41,7 @@ SOLR_PORT=$((18983 + OFFSET))
 # the stores' own metrics where the store does not serve them itself: as the chart's exporters do in a cluster
 REDIS_EXPORTER_PORT=$((19121 + OFFSET))
 KAFKA_JMX_EXPORTER_PORT=$((15556 + OFFSET))
-KAFKA_EXPORTER_PORT=$((19308 + OFFSET))   # consumer-group lag (KafkaLagExporter)
+KAFKA_EXPORTER_PORT=$((19308 + OFFSET))   # consumer-group lag (services/kafka-lag-exporter)
 POSTGRESQL_EXPORTER_PORT=$((19187 + OFFSET))
 CASSANDRA_METRICS_PORT=$((19103 + OFFSET))
 
@@ -154,11 +154,12 @@ jmx_exporter_agent() {
   echo "-javaagent:$jar=$STACK_HOST:$1:$STACK_SRC/$2/jmx-exporter.yaml"
 }
 
-# compile_tool POM SOURCE: compiles ci/local/stack/<pom>/<SOURCE>.java against that pom's jars once per source
-# version; prints the classes dir.
+# compile_tool POM SOURCE: compiles ci/local/stack/<pom>/<SOURCE>.java (or SOURCE itself when it is a path to a
+# .java file) against that pom's jars once per source version; prints the classes dir.
 compile_tool() {
   local src=$STACK_SRC/$1/$2.java dir; dir=$STORES_CACHE/$(cache_name "$1")
-  local out; out=$dir/tools/$2-$(sha256sum "$src" | cut -c1-16)
+  [[ $2 != */*.java ]] || src=$2
+  local out; out=$dir/tools/$(basename "$src" .java)-$(sha256sum "$src" | cut -c1-16)
   if [ ! -f "$out/.done" ]; then
     rm -rf "$out"; mkdir -p "$out"
     javac -nowarn -proc:none -cp "$dir/lib/*" -d "$out" "$src" >&2

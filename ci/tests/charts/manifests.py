@@ -952,6 +952,8 @@ def cmd_netpol(release, render, values_files):
         expected = set(STORE_CLIENTS[store])
         if store in INIT_JOB_STORES:
             expected.add(f"init-{store}")
+        if store == "kafka" and ((values.get("monitoring") or {}).get("kafkaLagExporter") or {}).get("enabled"):
+            expected.add("kafka-lag-exporter")   # reads every group's offsets (monitoring.kafkaLagExporter)
         admitted = []
         for who, src, is_workload in sources:
             if who == f"store:{store}":

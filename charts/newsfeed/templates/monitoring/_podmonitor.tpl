@@ -1,6 +1,7 @@
-{{/* What the chart's PodMonitors of the stores share, from their values (`<store>.metrics.podMonitor`). */}}
+{{/* What the chart's PodMonitors of the stores (`<store>.metrics.podMonitor`) and the Kafka lag exporter's
+     ServiceMonitor (`monitoring.kafkaLagExporter.serviceMonitor`) share, from their values. */}}
 
-{{/* metadata of the PodMonitor NAME of store COMPONENT: release namespace, the chart's labels plus the values'
+{{/* metadata of the PodMonitor or ServiceMonitor NAME of COMPONENT: release namespace, the chart's labels plus the values'
      labels, annotations. Call with (dict "name" NAME "component" COMPONENT "values" PODMONITOR_VALUES "context" $). */}}
 {{- define "newsfeed.monitoring.podMonitorMetadata" -}}
 name: {{ .name }}
@@ -16,7 +17,7 @@ annotations:
 {{- end }}
 {{- end -}}
 
-{{/* The scrape settings of a podMetricsEndpoints entry from the same values: interval, scrapeTimeout, relabelings,
+{{/* The scrape settings of a podMetricsEndpoints (or endpoints) entry from the same values: interval, scrapeTimeout, relabelings,
      metricRelabelings (each only when set). */}}
 {{- define "newsfeed.monitoring.scrapeSettings" -}}
 {{- with .interval }}

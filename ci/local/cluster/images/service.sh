@@ -1,9 +1,10 @@
-# The five service images, the registry-free twin of services/Dockerfile's runtime stage: the JRE (jre.sh),
-# user newsfeed 10001:10001, WORKDIR /app, /app/service.jar, port 8080, HTTP_PORT=8080 and the same ENTRYPOINT.
+# The five service images and the Kafka lag exporter's (the chart's `monitoring.kafkaLagExporter`), the
+# registry-free twin of services/Dockerfile's runtime stage: the JRE (jre.sh), user newsfeed 10001:10001,
+# WORKDIR /app, /app/service.jar, port 8080, HTTP_PORT=8080 and the same ENTRYPOINT.
 # ci/local/cluster/dockerfile-check.py compares this config with the Dockerfile on every build of the release suite.
 # shellcheck shell=bash disable=SC2034   # SERVICES is read by images.sh
 
-SERVICES=(social-graph outbound inbound search edge)
+SERVICES=(social-graph outbound inbound search edge kafka-lag-exporter)
 
 service_jar() { echo "$REPO_ROOT/services/$1/target/$1.jar"; }
 service_ref() { echo "localhost/newsfeed-$1:$APP_VERSION"; }

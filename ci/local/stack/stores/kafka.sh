@@ -164,17 +164,20 @@ kafka_schema() {
 
 kafka_stop_signal() { echo TERM; }
 
-# consumer-group lag as the broker sees it (ci/local/stack/kafka/KafkaLagExporter.java): `kafka_consumergroup_*` and
-# `kafka_topic_partition_*` series with kafka_exporter's names, on KAFKA_EXPORTER_PORT; as the admin with
-# NEWSFEED_STACK_AUTH (it reads every group's offsets)
+# consumer-group lag as the broker sees it (services/kafka-lag-exporter, the chart's exporter, its one source file
+# compiled against this Kafka's jars): `kafka_consumergroup_*` and `kafka_topic_partition_*` series with
+# kafka_exporter's names, on KAFKA_EXPORTER_PORT; as the admin with NEWSFEED_STACK_AUTH (it reads every group's
+# offsets)
+KAFKA_LAG_EXPORTER_SRC=$REPO_ROOT/services/kafka-lag-exporter/src/main/java/newsfeed/kafkalag/KafkaLagExporter.java
 kafka_exporter_start() {
   local dir=$STACK_DIR/kafka pid config='' classes
   ! stack_auth || config=$(kafka_admin_config)
-  classes=$(compile_tool kafka KafkaLagExporter)
+  classes=$(compile_tool kafka "$KAFKA_LAG_EXPORTER_SRC")
   # started in the store's dir: ci/local/leftovers.sh finds this run's processes by it
-  pid=$(cd "$dir" && KAFKA_CLIENT_CONFIG=$config spawn kafka-exporter java "${SHORT_JVM_OPTS[@]}" \
+  pid=$(cd "$dir" && KAFKA_CLIENT_CONFIG=$config KAFKA_BOOTSTRAP_SERVERS=$STACK_HOST:$KAFKA_PORT \
+    HTTP_HOST=$STACK_HOST HTTP_PORT=$KAFKA_EXPORTER_PORT spawn kafka-exporter java "${SHORT_JVM_OPTS[@]}" \
     -Dlog4j2.configurationFile="$dir/log4j2-tools.properties" -cp "$classes:$(kafka_home)/lib/*" \
-    KafkaLagExporter "$STACK_HOST" "$KAFKA_EXPORTER_PORT" "$STACK_HOST:$KAFKA_PORT")
+    newsfeed.kafkalag.KafkaLagExporter)
   record_pid kafka-exporter "$pid"
 }
 kafka_exporter_ready() {

@@ -1,6 +1,6 @@
-// Consumer-group lag as the broker sees it, for Prometheus, beside the local stack's Kafka: each group's committed
-// offsets against the partitions' end offsets, read through the admin API at every scrape. The series have
-// kafka_exporter's names and labels, so a dashboard or alert written for that exporter reads these unchanged:
+// Consumer-group lag as the broker sees it, for Prometheus: each group's committed offsets against the partitions'
+// end offsets, read through the admin API at every scrape. The series have kafka_exporter's names and labels, so a
+// dashboard or alert written for that exporter reads these unchanged:
 //   kafka_brokers                                                     brokers in the cluster
 //   kafka_topic_partitions{topic}                                     partitions of the topic
 //   kafka_topic_partition_current_offset{topic,partition}             the end offset (the next record's offset)
@@ -13,7 +13,10 @@
 // Unlike a consumer's own lag gauge it goes on while every member of a group is stopped or stuck. A partition the
 // group has never committed has no consumergroup series; internal topics (__consumer_offsets...) are left out.
 // A scrape the broker does not answer within 10 s fails with 503 (Prometheus's `up` is then 0).
-// Usage: KafkaLagExporter LISTEN_HOST PORT BOOTSTRAP   (KAFKA_CLIENT_CONFIG: optional client properties, e.g. SASL)
+// One source file on kafka-clients alone: the local stack compiles it against its Kafka's jars, the chart runs the
+// jar of this module (docs/observability.md).
+package newsfeed.kafkalag;
+
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.FileReader;
@@ -26,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -43,24 +47,55 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
+/**
+ * The exporter's process. Configuration, all from the environment:
+ *
+ * <pre>
+ *   KAFKA_BOOTSTRAP_SERVERS  host:port,... (required)
+ *   HTTP_HOST, HTTP_PORT     where /metrics, /health/live and /health/ready are served (0.0.0.0, 8080)
+ *   KAFKA_SECURITY_PROTOCOL  PLAINTEXT (default), SASL_PLAINTEXT or SASL_SSL; with SASL also
+ *   KAFKA_SASL_MECHANISM     SCRAM-SHA-512 (default), SCRAM-SHA-256 or PLAIN,
+ *   KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   a user allowed to describe every group and topic (the admin)
+ *   KAFKA_CLIENT_CONFIG      optional: a file of client properties, read first (the variables above win)
+ * </pre>
+ *
+ * A bad configuration ends it with exit code 2 and one line naming the variable.
+ */
 public class KafkaLagExporter {
   static final long TIMEOUT_S = 10;
+  static final long READY_TIMEOUT_S = 2;
 
   public static void main(String[] args) throws Exception {
-    if (args.length != 3) {
-      System.err.println("usage: KafkaLagExporter LISTEN_HOST PORT BOOTSTRAP");
+    Properties client;
+    InetSocketAddress listen;
+    try {
+      client = client(System.getenv());
+      listen = new InetSocketAddress(env("HTTP_HOST", "0.0.0.0"), Integer.parseInt(env("HTTP_PORT", "8080")));
+    } catch (IllegalArgumentException | IOException e) {
+      System.err.println("kafka-lag-exporter: bad configuration: " + e.getMessage());
       System.exit(2);
+      return;
     }
-    Admin admin = Admin.create(client(args[2]));
-    HttpServer server = HttpServer.create(new InetSocketAddress(args[0], Integer.parseInt(args[1])), 16);
-    // one scrape at a time: a second Prometheus (or a test's curl) waits instead of doubling the broker's work
-    server.setExecutor(Executors.newSingleThreadExecutor());
+    Admin admin = Admin.create(client);
+    HttpServer server = HttpServer.create(listen, 16);
+    // a readiness probe is not queued behind a slow scrape; scrapes themselves run one at a time (render)
+    server.setExecutor(Executors.newFixedThreadPool(2));
     server.createContext("/metrics", exchange -> {
       try {
         answer(exchange, 200, render(admin));
       } catch (Exception e) {
         System.err.println("scrape failed: " + e);
         answer(exchange, 503, "kafka did not answer: " + e + "\n");
+      }
+    });
+    server.createContext("/health/live", exchange -> answer(exchange, 200, "{\"status\":\"UP\"}"));
+    // ready while the broker answers: a scrape would fail otherwise
+    server.createContext("/health/ready", exchange -> {
+      try {
+        admin.describeCluster().clusterId().get(READY_TIMEOUT_S, TimeUnit.SECONDS);
+        answer(exchange, 200, "{\"status\":\"UP\"}");
+      } catch (Exception e) {
+        answer(exchange, 503, "{\"status\":\"DOWN\",\"kafka\":\"no answer within " + READY_TIMEOUT_S + " s\"}");
       }
     });
     server.createContext("/", exchange -> answer(exchange, 404, "see /metrics\n"));
@@ -70,21 +105,61 @@ public class KafkaLagExporter {
       admin.close(Duration.ofSeconds(2));
     }));
     server.start();
-    System.err.println("serving consumer-group lag of " + args[2] + " on " + args[0] + ":" + args[1]);
+    System.err.println("serving consumer-group lag of " + client.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)
+        + " on " + listen.getHostString() + ":" + listen.getPort());
   }
 
-  static Properties client(String bootstrap) throws IOException {
+  static String env(String name, String fallback) {
+    String v = System.getenv(name);
+    return v == null || v.isBlank() ? fallback : v.trim();
+  }
+
+  /** The admin client's properties from the environment (see the class comment). */
+  static Properties client(Map<String, String> env) throws IOException {
     Properties p = new Properties();
-    String config = System.getenv("KAFKA_CLIENT_CONFIG");
-    if (config != null && !config.isEmpty()) {
+    String config = env.get("KAFKA_CLIENT_CONFIG");
+    if (config != null && !config.isBlank()) {
       try (Reader r = new FileReader(config, StandardCharsets.UTF_8)) {
         p.load(r);
       }
     }
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    String bootstrap = env.get("KAFKA_BOOTSTRAP_SERVERS");
+    if (bootstrap == null || bootstrap.isBlank()) {
+      throw new IllegalArgumentException("KAFKA_BOOTSTRAP_SERVERS is required (host:port,...)");
+    }
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap.trim());
     p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
     p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) TimeUnit.SECONDS.toMillis(TIMEOUT_S));
+    String protocol = env.getOrDefault("KAFKA_SECURITY_PROTOCOL", "").trim().toUpperCase(Locale.ROOT);
+    if (protocol.isEmpty() || protocol.equals("PLAINTEXT")) {
+      return p;
+    }
+    if (!protocol.equals("SASL_PLAINTEXT") && !protocol.equals("SASL_SSL")) {
+      throw new IllegalArgumentException(
+          "KAFKA_SECURITY_PROTOCOL must be PLAINTEXT, SASL_PLAINTEXT or SASL_SSL, got '" + protocol + "'");
+    }
+    String mechanism = env.getOrDefault("KAFKA_SASL_MECHANISM", "SCRAM-SHA-512").trim().toUpperCase(Locale.ROOT);
+    String module = switch (mechanism) {
+      case "SCRAM-SHA-512", "SCRAM-SHA-256" -> "org.apache.kafka.common.security.scram.ScramLoginModule";
+      case "PLAIN" -> "org.apache.kafka.common.security.plain.PlainLoginModule";
+      default -> throw new IllegalArgumentException(
+          "KAFKA_SASL_MECHANISM must be SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN, got '" + mechanism + "'");
+    };
+    String user = env.get("KAFKA_SASL_USERNAME"), password = env.get("KAFKA_SASL_PASSWORD");
+    if (user == null || user.isEmpty() || password == null || password.isEmpty()) {
+      throw new IllegalArgumentException(
+          "KAFKA_SECURITY_PROTOCOL=" + protocol + " needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD");
+    }
+    p.put("security.protocol", protocol);
+    p.put("sasl.mechanism", mechanism);
+    p.put("sasl.jaas.config", module + " required username=\"" + jaas(user) + "\" password=\"" + jaas(password)
+        + "\";");
     return p;
+  }
+
+  // a JAAS option value is a quoted string: its quotes and backslashes escaped
+  static String jaas(String value) {
+    return value.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 
   static void answer(HttpExchange exchange, int status, String body) throws IOException {
@@ -100,7 +175,7 @@ public class KafkaLagExporter {
     return f.get(TIMEOUT_S, TimeUnit.SECONDS);
   }
 
-  static String render(Admin admin) throws Exception {
+  static synchronized String render(Admin admin) throws Exception {
     int brokers = get(admin.describeCluster().nodes()).size();
     Set<String> names = get(admin.listTopics().names());   // internal topics are not listed by default
     Map<String, TopicDescription> topics = new TreeMap<>(get(admin.describeTopics(names).allTopicNames()));
