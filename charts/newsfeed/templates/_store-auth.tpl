@@ -35,6 +35,14 @@ true
 {{- join " " $out -}}
 {{- end -}}
 
+{{/* "true" when the Kafka lag exporter (monitoring.kafkaLagExporter) gets a Kafka user of its own: storeAuth.kafka on.
+     Its Secret, username and existing Secret follow the services' helpers with service "kafka-lag-exporter". */}}
+{{- define "newsfeed.storeAuth.kafkaLagExporter" -}}
+{{- if and .Values.monitoring.kafkaLagExporter.enabled (include "newsfeed.storeAuth.on" (dict "store" "kafka" "context" .)) -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{/* The Secret a service's user of a store is read from: (dict "store" "kafka" "service" "outbound" "context" $). */}}
 {{- define "newsfeed.storeAuth.secretName" -}}
 {{- $existing := index (default dict (index .context.Values.storeAuth .store).existingSecrets) .service -}}

@@ -2,20 +2,23 @@
 
   credentials.py RELEASE RENDER VALUES...   (VALUES: the chart's values.yaml, then the profile's files)
 
-In every profile no service reads a store admin's Secret (Cassandra's superuser, the Kafka admin's and brokers',
-the Solr Operator's bootstrap and operator users, CloudNativePG's superuser, whatever the schema Jobs log in with).
-For each store whose `storeAuth` part is on, each of its clients (Kafka: outbound, inbound, search; Cassandra:
-outbound, inbound; Solr: search) reads username and password from a Secret of its own, shared with no other service:
-one the release renders (basic-auth, both keys) or one `storeAuth.<store>.existingSecrets` names; the Kafka clients
-speak SASL (their effective KAFKA_SECURITY_PROTOCOL and KAFKA_SASL_MECHANISM, `env` over `envFrom`); the store's
-schema Job gives that same Secret's user its rights; a SolrCloud of the release has Basic authentication.
+In every profile no service (nor the Kafka lag exporter) reads a store admin's Secret (Cassandra's superuser, the
+Kafka admin's and brokers', the Solr Operator's bootstrap and operator users, CloudNativePG's superuser, whatever the
+schema Jobs log in with). For each store whose `storeAuth` part is on, each of its clients (Kafka: outbound, inbound,
+search, the lag exporter; Cassandra: outbound, inbound; Solr: search) reads username and password from a Secret of
+its own, shared with no other client: one the release renders (basic-auth, both keys) or one
+`storeAuth.<store>.existingSecrets` names; the Kafka clients speak SASL (their effective KAFKA_SECURITY_PROTOCOL and
+KAFKA_SASL_MECHANISM, `env` over `envFrom`); the store's schema Job gives that same Secret's user its rights; a
+SolrCloud of the release has Basic authentication.
 Prints one line per service and store, then `FAIL: ` lines; exits 1 on any problem.
 """
 import sys
 
 from manifests import SERVICES, load, merged_values, name_of, pod_spec
 
-CLIENTS = {"kafka": ("outbound", "inbound", "search"), "cassandra": ("outbound", "inbound"), "solr": ("search",)}
+# the lag exporter (monitoring.kafkaLagExporter) is a Kafka client like the services, with a user of its own
+CLIENTS = {"kafka": ("outbound", "inbound", "search", "kafka-lag-exporter"), "cassandra": ("outbound", "inbound"),
+           "solr": ("search",)}
 VARS = {"kafka": ("KAFKA_SASL_USERNAME", "KAFKA_SASL_PASSWORD"),
         "cassandra": ("CASSANDRA_USERNAME", "CASSANDRA_PASSWORD"), "solr": ("SOLR_USERNAME", "SOLR_PASSWORD")}
 # the variables of a store's schema Job that name a service's user, and its admin's password
@@ -77,8 +80,10 @@ def main(release, render, values_files):
     services = {}
     for d in docs:
         label = (d.get("metadata", {}).get("labels") or {}).get("app.kubernetes.io/name")
-        if d["kind"] == "Deployment" and label in SERVICES:
-            services[label] = (f"Deployment/{name_of(d)}", container_env(d, config_maps))
+        component = (d.get("metadata", {}).get("labels") or {}).get("app.kubernetes.io/component")
+        if d["kind"] == "Deployment" and (label in SERVICES or component == "kafka-lag-exporter"):
+            services[label if label in SERVICES else component] = (f"Deployment/{name_of(d)}",
+                                                                   container_env(d, config_maps))
     jobs = {}
     for d in docs:
         component = (d.get("metadata", {}).get("labels") or {}).get("app.kubernetes.io/component", "")
@@ -147,7 +152,7 @@ def main(release, render, values_files):
             else:
                 job_where, job_env = job
                 for var, key in zip(JOB_VARS[store][:2], ("username", "password")):
-                    var = var.format(S=service.upper())
+                    var = var.format(S=service.upper().replace("-", "_"))
                     if job_env.get(var) != ("secret", (secret, key)):
                         problems.append(f"{job_where}: {var} is not key {key} of Secret {secret}, the one {service} "
                                         f"reads (got {job_env.get(var)})")
@@ -162,7 +167,7 @@ def main(release, render, values_files):
         print(r)
     for p in problems:
         print(f"FAIL: {p}")
-    print(f"{len(services)} services, admin Secrets {', '.join(sorted(admins))}: {len(problems)} problems")
+    print(f"{len(services)} clients, admin Secrets {', '.join(sorted(admins))}: {len(problems)} problems")
     return 1 if problems else 0
 
 

@@ -34,7 +34,8 @@ done
 case "$*" in *--describe*) echo "Topic: t PartitionCount: 6 ReplicationFactor: 1" ;; esac
 """
 
-PASSWORDS = {"admin": "Adm1nPass", "outbound": "0utPass-1", "inbound": "1nPass_2", "search": "SearchPass.3"}
+PASSWORDS = {"admin": "Adm1nPass", "outbound": "0utPass-1", "inbound": "1nPass_2", "search": "SearchPass.3",
+             "kafka-lag-exporter": "LagPass_4"}
 results = []
 
 
@@ -74,9 +75,9 @@ def kafka(chart):
                "KAFKA_SASL_MECHANISM": "SCRAM-SHA-512", "KAFKA_SASL_USERNAME": "admin",
                "KAFKA_SASL_PASSWORD": PASSWORDS["admin"], "INBOUND_GROUP": "g-in", "SEARCH_GROUP": "g-se",
                "INBOUND_DEAD_LETTER_TOPIC": "events.g-in.dl", "SEARCH_DEAD_LETTER_TOPIC": "events.g-se.dl"}
-        for service in ("outbound", "inbound", "search"):
-            env[f"{service.upper()}_USERNAME"] = f"u-{service}"
-            env[f"{service.upper()}_PASSWORD"] = PASSWORDS[service]
+        for service in ("outbound", "inbound", "search", "kafka-lag-exporter"):
+            env[f"{service.upper().replace('-', '_')}_USERNAME"] = f"u-{service}"
+            env[f"{service.upper().replace('-', '_')}_PASSWORD"] = PASSWORDS[service]
         out, log, left = run(["sh", os.path.join(chart, "files/init/kafka.sh"), "apply"], env, work)
         check("kafka.sh apply with SASL succeeds", out.returncode == 0, out.stderr + out.stdout)
         calls = [line for line in log.splitlines() if line.startswith("CALL ")]
@@ -96,18 +97,22 @@ def kafka(chart):
                 ("User:u-inbound", ("Describe", "Write"), "topic", "events.g-in.dl"),
                 ("User:u-search", ("Describe", "Read"), "topic", "events"),
                 ("User:u-search", ("Read",), "group", "g-se"),
-                ("User:u-search", ("Describe", "Write"), "topic", "events.g-se.dl")}
+                ("User:u-search", ("Describe", "Write"), "topic", "events.g-se.dl"),
+                ("User:u-kafka-lag-exporter", ("Describe",), "topic", "*"),
+                ("User:u-kafka-lag-exporter", ("Describe",), "group", "*")}
         check("kafka ACLs are exactly the documented matrix (outbound writes the events, the consumers read them in "
-              "their group and write their own dead-letter topic)", acls == want,
+              "their group and write their own dead-letter topic, the lag exporter describes every topic and group)",
+              acls == want,
               f"got {sorted(acls)}\nwant {sorted(want)}")
         scram = sorted(f for f in files if "password=" in f and "iterations" in f)
         want_scram = sorted(f"FILE 600 SCRAM-SHA-512=iterations=8192,password={PASSWORDS[s]}|"
-                            for s in ("outbound", "inbound", "search"))
-        check("each service's SCRAM credential from a 0600 file (replaced on every run)", scram == want_scram,
+                            for s in ("outbound", "inbound", "search", "kafka-lag-exporter"))
+        check("each service's and the lag exporter's SCRAM credential from a 0600 file (replaced on every run)",
+              scram == want_scram,
               "\n".join(scram))
         users = [c.split("--entity-name ")[1].split()[0] for c in calls if "--entity-type users" in c]
-        check("SCRAM credentials set for the three users", sorted(users) == ["u-inbound", "u-outbound", "u-search"],
-              users)
+        check("SCRAM credentials set for the four users",
+              sorted(users) == ["u-inbound", "u-kafka-lag-exporter", "u-outbound", "u-search"], users)
         admin = [f for f in files if "sasl.jaas.config" in f]
         check("every tool call logs in as the admin, from a 0600 file",
               bool(admin) and all(f.startswith("FILE 600 ") and 'username="admin"' in f for f in admin)

@@ -3,7 +3,8 @@
 # runs for real against the stack's SASL/SCRAM Kafka, as the Job runs it (its environment from
 # templates/init/job-kafka.yaml, the admin's credentials, the services' users with passwords made here, the init
 # image's /opt/kafka/bin scripts from ci/local/cluster/images/init-kafka.sh), twice; then real clients logged in as
-# each service's user prove the ACL matrix of docs/kubernetes.md ("Store credentials").
+# each service's user prove the ACL matrix of docs/kubernetes.md ("Store credentials"), and the Kafka lag exporter
+# logged in as its own user (Describe only) serves the same consumer-group series as the stack's, the admin's.
 # Needs: a stack up with NEWSFEED_STACK_AUTH=true (NEWSFEED_RUN, NEWSFEED_PORT_OFFSET, STACK_ENV exported).
 # Prints one ok/FAIL line per property.
 set -uo pipefail
@@ -45,7 +46,9 @@ kafka_bin() {
 make_users() {
   local s
   (umask 077
-    for s in outbound inbound search; do echo "newsfeed-$s" > "$WORK/$s.user"; new_password > "$WORK/$s.password"; done
+    for s in outbound inbound search kafka-lag-exporter; do
+      echo "newsfeed-$s" > "$WORK/$s.user"; new_password > "$WORK/$s.password"
+    done
     stack_env KAFKA_SASL_PASSWORD > "$WORK/admin.password"
     new_password > "$WORK/wrong.password"
     cat "$WORK"/*.password > "$WORK/passwords")
@@ -60,7 +63,9 @@ client_config() {
 
 make_client_configs() {
   local s
-  for s in outbound inbound search; do client_config "$s" "$(cat "$WORK/$s.user")" "$WORK/$s.password"; done
+  for s in outbound inbound search kafka-lag-exporter; do
+    client_config "$s" "$(cat "$WORK/$s.user")" "$WORK/$s.password"
+  done
   client_config admin "$(stack_env KAFKA_SASL_USERNAME)" "$WORK/admin.password"
   client_config wrong-password "$(cat "$WORK/outbound.user")" "$WORK/wrong.password"
   : > "$WORK/anonymous.properties"
@@ -83,6 +88,9 @@ init_script() {
     INBOUND_USERNAME=$(cat "$WORK/inbound.user") INBOUND_PASSWORD=$(cat "$WORK/inbound.password")
     SEARCH_USERNAME=$(cat "$WORK/search.user") SEARCH_PASSWORD=$(cat "$WORK/search.password")
     export OUTBOUND_USERNAME OUTBOUND_PASSWORD INBOUND_USERNAME INBOUND_PASSWORD SEARCH_USERNAME SEARCH_PASSWORD
+    KAFKA_LAG_EXPORTER_USERNAME=$(cat "$WORK/kafka-lag-exporter.user")
+    KAFKA_LAG_EXPORTER_PASSWORD=$(cat "$WORK/kafka-lag-exporter.password")
+    export KAFKA_LAG_EXPORTER_USERNAME KAFKA_LAG_EXPORTER_PASSWORD
     export INBOUND_GROUP SEARCH_GROUP INBOUND_DEAD_LETTER_TOPIC=$INBOUND_DLT SEARCH_DEAD_LETTER_TOPIC=$SEARCH_DLT
     sh charts/newsfeed/files/init/kafka.sh "$1"
   ) > "$WORK/init-$RUNS.log" 2>&1
@@ -126,9 +134,12 @@ check_first_run() {
   else fail "kafka.sh apply as the admin exits 0 (see $WORK/init-$RUNS.log)"; fi
   if state 1 && grep -qx "scram-user newsfeed-outbound SCRAM_SHA_512 iterations=8192" "$WORK/state-1.txt" &&
     grep -qx "scram-user newsfeed-inbound SCRAM_SHA_512 iterations=8192" "$WORK/state-1.txt" &&
-    grep -qx "scram-user newsfeed-search SCRAM_SHA_512 iterations=8192" "$WORK/state-1.txt"; then
-    ok "kafka.sh made a SCRAM-SHA-512 credential for each service's user"
-  else fail "kafka.sh made a SCRAM-SHA-512 credential for each service's user (see $WORK/state-1.txt)"; fi
+    grep -qx "scram-user newsfeed-search SCRAM_SHA_512 iterations=8192" "$WORK/state-1.txt" &&
+    grep -qx "scram-user newsfeed-kafka-lag-exporter SCRAM_SHA_512 iterations=8192" "$WORK/state-1.txt"; then
+    ok "kafka.sh made a SCRAM-SHA-512 credential for each service's user and the lag exporter's"
+  else
+    fail "kafka.sh made a SCRAM-SHA-512 credential for each service's user and the lag exporter's (see $WORK/state-1.txt)"
+  fi
   if grep -q "^topic $KAFKA_TOPIC partitions=$KAFKA_PARTITIONS retention.ms=$KAFKA_RETENTION_MS$" "$WORK/state-1.txt"; then
     ok "the events topic has $KAFKA_PARTITIONS partitions and its own retention"
   else fail "the events topic has $KAFKA_PARTITIONS partitions and its own retention"; fi
@@ -142,7 +153,7 @@ check_second_run() {
     ok "kafka.sh apply a second time changes no topic, ACL or SCRAM user"
   else fail "kafka.sh apply a second time changes no topic, ACL or SCRAM user (see $WORK/state.diff)"; fi
   local s
-  for s in outbound inbound search; do
+  for s in outbound inbound search kafka-lag-exporter; do
     expect allowed "$s's password still logs in after the second run" "$s" connect
   done
 }
@@ -168,6 +179,38 @@ check_consumer() {
   expect denied "$s may not create a topic" "$s" create-topic "$SCRATCH"
 }
 
+# the lag exporter's user describes, nothing more; the exporter logged in as it serves the same offsets and members of
+# the services' groups as the stack's exporter (the admin) does
+check_lag_exporter() {
+  expect allowed "the lag exporter may log in" kafka-lag-exporter connect
+  expect denied "the lag exporter may not read the events topic" kafka-lag-exporter read "$KAFKA_TOPIC"
+  expect denied "the lag exporter may not consume in inbound's group" kafka-lag-exporter consume "$KAFKA_TOPIC" \
+    "$INBOUND_GROUP"
+  expect denied "the lag exporter may not produce to the events topic" kafka-lag-exporter produce "$KAFKA_TOPIC"
+  expect denied "the lag exporter may not create a topic" kafka-lag-exporter create-topic "$SCRATCH"
+  local port pid groups='^kafka_consumergroup_(current_offset|members)\{consumergroup="newsfeed-(inbound|search)"'
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  KAFKA_CLIENT_CONFIG=$WORK/kafka-lag-exporter.properties KAFKA_BOOTSTRAP_SERVERS=$BOOTSTRAP HTTP_HOST=$STACK_HOST \
+    HTTP_PORT=$port java "${SHORT_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$STACK_DIR/kafka/log4j2-tools.properties" \
+    -cp "$(compile_tool kafka "$KAFKA_LAG_EXPORTER_SRC"):$(kafka_home)/lib/*" newsfeed.kafkalag.KafkaLagExporter \
+    >> "$WORK/lag-exporter.log" 2>&1 &
+  pid=$!
+  local tries=0
+  until curl -fsS "http://$STACK_HOST:$port/metrics" > "$WORK/lag-own.txt" 2>/dev/null || [ $tries -ge 60 ]; do
+    tries=$((tries + 1)); sleep 0.5
+  done
+  curl -fsS "http://$STACK_HOST:$KAFKA_EXPORTER_PORT/metrics" > "$WORK/lag-admin.txt" || true
+  kill "$pid"; wait "$pid" 2>/dev/null
+  grep -E "$groups" "$WORK/lag-own.txt" > "$WORK/lag-own.groups" || true
+  grep -E "$groups" "$WORK/lag-admin.txt" > "$WORK/lag-admin.groups" || true
+  local name="the lag exporter as its own user: both groups' committed offsets and members, as the admin sees them"
+  if grep -q '^kafka_consumergroup_members{consumergroup="newsfeed-inbound"}' "$WORK/lag-own.groups" &&
+    grep -q '^kafka_consumergroup_current_offset{consumergroup="newsfeed-search",topic="'"$KAFKA_TOPIC"'"' \
+      "$WORK/lag-own.groups" && diff "$WORK/lag-admin.groups" "$WORK/lag-own.groups" > "$WORK/lag.diff"; then
+    ok "$name ($(wc -l < "$WORK/lag-own.groups") series)"
+  else fail "$name (see $WORK/lag.diff, $WORK/lag-exporter.log)"; fi
+}
+
 check_logins() {
   expect denied "a wrong password is refused" wrong-password connect
   # a client without SASL gets no answer at all from a SASL listener: it times out rather than being refused
@@ -178,7 +221,7 @@ check_logins() {
 check_deletes() {
   expect allowed "the admin may create a topic" admin create-topic "$SCRATCH"
   local s
-  for s in outbound inbound search; do
+  for s in outbound inbound search kafka-lag-exporter; do
     expect denied "$s may not delete a topic" "$s" delete-topic "$SCRATCH"
   done
   expect allowed "the admin may delete a topic" admin delete-topic "$SCRATCH"
@@ -204,6 +247,7 @@ main() {
   check_outbound
   check_consumer inbound "$INBOUND_GROUP" "$INBOUND_DLT" "$SEARCH_GROUP" "$SEARCH_DLT"
   check_consumer search "$SEARCH_GROUP" "$SEARCH_DLT" "$INBOUND_GROUP" "$INBOUND_DLT"
+  check_lag_exporter
   check_logins
   check_deletes
   check_second_run

@@ -4,8 +4,8 @@
 # service's user its SCRAM credential and ACLs (docs/kubernetes.md, "Store credentials").
 # Environment: KAFKA_BOOTSTRAP_SERVERS KAFKA_TOPIC PARTITIONS REPLICATION_FACTOR RETENTION_MS DEAD_LETTER_TOPICS
 # (space-separated) DEAD_LETTER_RETENTION_MS; with SASL KAFKA_SECURITY_PROTOCOL KAFKA_SASL_MECHANISM (SCRAM-SHA-*)
-# KAFKA_SASL_USERNAME KAFKA_SASL_PASSWORD (the admin), {OUTBOUND,INBOUND,SEARCH}_{USERNAME,PASSWORD} (the services'
-# users, each optional), {INBOUND,SEARCH}_GROUP, {INBOUND,SEARCH}_DEAD_LETTER_TOPIC. Tools from /opt/kafka/bin
+# KAFKA_SASL_USERNAME KAFKA_SASL_PASSWORD (the admin), {OUTBOUND,INBOUND,SEARCH,KAFKA_LAG_EXPORTER}_{USERNAME,PASSWORD}
+# (the services' and the lag exporter's users, each optional), {INBOUND,SEARCH}_GROUP, {INBOUND,SEARCH}_DEAD_LETTER_TOPIC. Tools from /opt/kafka/bin
 # (KAFKA_BIN: the charts suite's stand-ins).
 set -eu
 bin=${KAFKA_BIN:-/opt/kafka/bin}
@@ -80,6 +80,12 @@ service_users() {
   fi
   if [ -n "${SEARCH_USERNAME:-}" ]; then
     consumer "$SEARCH_USERNAME" "$SEARCH_PASSWORD" "$SEARCH_GROUP" "$SEARCH_DEAD_LETTER_TOPIC"
+  fi
+  # the lag exporter (monitoring.kafkaLagExporter) reads every group's offsets and members and every topic's
+  # offsets: Describe on all of them, nothing it could read a record or change anything with
+  if [ -n "${KAFKA_LAG_EXPORTER_USERNAME:-}" ]; then
+    allow "$KAFKA_LAG_EXPORTER_USERNAME" --operation Describe --topic '*' --group '*'
+    user "$KAFKA_LAG_EXPORTER_USERNAME" "$KAFKA_LAG_EXPORTER_PASSWORD"
   fi
   tool kafka-acls.sh --list
 }

@@ -55,7 +55,7 @@ import org.apache.kafka.common.TopicPartition;
  *   HTTP_HOST, HTTP_PORT     where /metrics, /health/live and /health/ready are served (0.0.0.0, 8080)
  *   KAFKA_SECURITY_PROTOCOL  PLAINTEXT (default), SASL_PLAINTEXT or SASL_SSL; with SASL also
  *   KAFKA_SASL_MECHANISM     SCRAM-SHA-512 (default), SCRAM-SHA-256 or PLAIN,
- *   KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   a user allowed to describe every group and topic (the admin)
+ *   KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD   a user allowed Describe on every topic and group (no more)
  *   KAFKA_CLIENT_CONFIG      optional: a file of client properties, read first (the variables above win)
  * </pre>
  *
