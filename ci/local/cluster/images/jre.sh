@@ -3,9 +3,9 @@
 # shellcheck shell=bash
 
 JDK_HOME=${NEWSFEED_JDK_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
-# jdeps --print-module-deps of the four service jars and kafka-tools, plus what they reach by reflection or
-# service loading (EC for TLS, DNS naming, zipfs, HTTP client)
-JRE_MODULES=java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.security.sasl,java.sql,java.xml,jdk.crypto.ec,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
+# jdeps --print-module-deps of the service jars, the Kafka lag exporter's (its HTTP server: jdk.httpserver) and
+# kafka-tools, plus what they reach by reflection or service loading (EC for TLS, DNS naming, zipfs, HTTP client)
+JRE_MODULES=java.base,java.compiler,java.desktop,java.logging,java.management,java.naming,java.net.http,java.security.jgss,java.security.sasl,java.sql,java.xml,jdk.crypto.ec,jdk.httpserver,jdk.jfr,jdk.management,jdk.naming.dns,jdk.unsupported,jdk.zipfs
 # native parts of java.desktop a headless server never loads; without them no X11/sound/font library is needed
 JRE_EXCLUDE='**/libawt_xawt.so,**/libsplashscreen.so,**/libjsound.so,**/libfontmanager.so,**/libjawt.so'
 
