@@ -15,7 +15,8 @@
 #   - ci/release/assert-recorded.sh passes on a real Prometheus running the chart's rules over API traffic, and
 #     fails when only probes and scrapes were served
 #   - the registry-free service images of the local node (ci/local/cluster/images.sh) carry the same user, workdir,
-#     entrypoint, env, ports and jar path as the Dockerfile's runtime stage (ci/local/cluster/check-image-config.py)
+#     entrypoint, env, ports and jar path as the Dockerfile's runtime stage (ci/local/cluster/check-image-config.py),
+#     and their jlinked runtime every module the jars need (jdeps)
 # Tools: ~/.cache/newsfeed/bin (actionlint, helm, prometheus from ci/local/tools.sh) and ci/release/tools.sh.
 # Last line: `release: N passed, N failed`.
 set -euo pipefail
@@ -329,6 +330,28 @@ drift_seen() {
   fi
   grep -c '^DRIFT - \(USER\|WORKDIR\)' "$TMP/drift.out" | grep -qx 2
 }
+# the runtime jlinked for those images (ci/local/cluster/images/jre.sh) holds every module the jars need (jdeps): a
+# module missing is a class missing only when a pod starts; the same comparison must report a module taken out
+jar_modules() {
+  local svc jars=()
+  for svc in "${IMAGES[@]}"; do jars+=("services/$svc/target/$svc.jar"); done
+  # shellcheck source=ci/local/cluster/images/jre.sh
+  (source ci/local/cluster/images/jre.sh && "$JDK_HOME/bin/jdeps" --print-module-deps --ignore-missing-deps \
+    --multi-release 17 "${jars[@]}") | tail -n 1 | tr ',' '\n' | sort > "$TMP/modules.needed"
+  [ -s "$TMP/modules.needed" ]
+}
+# runtime_has [LEAVE_OUT]: every needed module is in the runtime's `release` file (minus LEAVE_OUT, for the plant)
+runtime_has() {
+  local jre missing
+  # shellcheck source=ci/local/cluster/images/jre.sh
+  jre=$(IMAGES_CACHE=$CACHE/images; source ci/local/cluster/images/jre.sh && jre_dir) || return 1
+  missing=$(comm -23 "$TMP/modules.needed" <(sed -n 's/^MODULES="\(.*\)"/\1/p' "$jre/release" | tr ' ' '\n' |
+    grep -vx "${1:-}" | sort))
+  echo "needed: $(tr '\n' ' ' < "$TMP/modules.needed")"
+  [ -z "$missing" ] || { echo "missing from $jre: $missing"; return 1; }
+}
+modules_present() { jar_modules && runtime_has; }
+jdk_httpserver_missed() { ! runtime_has jdk.httpserver > "$TMP/plant.out" && grep -q 'missing.*jdk.httpserver' "$TMP/plant.out"; }
 log "building the registry-free service images (ci/local/cluster/images.sh)"
 check "service jars for the local images (mvn package when missing)" service_jars
 if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${IMAGES[@]}" 2> "$TMP/images.log"); then
@@ -339,6 +362,8 @@ if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${IMA
       python3 ci/local/cluster/check-image-config.py "$DOCKERFILE" "$archive" "SERVICE=$svc"
   done <<< "$images"
   check "check-image-config.py reports a USER and WORKDIR drift" drift_seen "$(awk 'NR == 1 {print $2}' <<< "$images")"
+  check "the images' runtime has every module the ${#IMAGES[@]} jars need (jdeps --print-module-deps)" modules_present
+  check "that comparison reports jdk.httpserver (the lag exporter's) when the runtime lacks it" jdk_httpserver_missed
 else
   fail "ci/local/cluster/images.sh builds the ${#IMAGES[@]} images of $DOCKERFILE from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
 fi

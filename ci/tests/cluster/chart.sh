@@ -7,9 +7,10 @@
 # timings and each service pod's start-to-Ready notes), then a k6 social Job and the per-minute report from the
 # in-cluster Prometheus. On the release it leaves running: the k6 graphql Job, the dead-letter command in two
 # service pods, the postgresql section (ci/tests/cluster/postgresql.sh), the kafka-lag one (kafka-lag.sh), the
-# ingress one (ingress.sh) and the scaling one (scaling.sh). Then install.sh down (release, CloudNativePG and its volume gone, no process of the node stack
-# left) and the stop command the demo printed, after which the machine is as before. (The demo without
-# KEEP_RUNNING stops the same parts in the same order: install.sh, ingress.sh and monitoring.sh down, the node down.)
+# ingress one (ingress.sh) and the scaling one (scaling.sh). Then install.sh down (release, CloudNativePG and its
+# volume gone, no process of the node stack left) and the stop command the demo printed, after which the machine is
+# as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh, ingress.sh and
+# monitoring.sh down, the node down.)
 # shellcheck shell=bash
 
 check "bash ci/local/tools.sh cnpg (the CloudNativePG operator's image and release manifest, cached)" bash ci/local/tools.sh cnpg

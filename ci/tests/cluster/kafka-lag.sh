@@ -2,9 +2,9 @@
 # (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE, values/local-node.yaml with
 # monitoring.kafkaLagExporter on, its ServiceMonitor from ci/local/cluster/monitoring/values.yaml); uses the suite's
 # check, kcheck, kc and poll. The chart's Kafka lag exporter runs from its local image, signs in to the node
-# stack's Kafka as the SASL admin through the chart's NetworkPolicy, and the in-cluster Prometheus scrapes it: both
-# consumer groups with members and committed offsets (the k6 runs before posted), their lag, and the stores
-# dashboard's two panels that read them.
+# stack's Kafka as its own SASL user (Describe on every topic and group, given by the topic Job) through the chart's
+# NetworkPolicy, and the in-cluster Prometheus scrapes it: both consumer groups with members and committed offsets
+# (the k6 runs before posted), their lag, and the stores dashboard's two panels that read them.
 # shellcheck shell=bash
 
 LAG_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}

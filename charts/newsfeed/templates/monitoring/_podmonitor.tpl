@@ -1,8 +1,9 @@
 {{/* What the chart's PodMonitors of the stores (`<store>.metrics.podMonitor`) and the Kafka lag exporter's
      ServiceMonitor (`monitoring.kafkaLagExporter.serviceMonitor`) share, from their values. */}}
 
-{{/* metadata of the PodMonitor or ServiceMonitor NAME of COMPONENT: release namespace, the chart's labels plus the values'
-     labels, annotations. Call with (dict "name" NAME "component" COMPONENT "values" PODMONITOR_VALUES "context" $). */}}
+{{/* metadata of the PodMonitor or ServiceMonitor NAME of COMPONENT: release namespace, the chart's labels plus the
+     values' labels, annotations. Call with (dict "name" NAME "component" COMPONENT "values" MONITOR_VALUES
+     "context" $). */}}
 {{- define "newsfeed.monitoring.podMonitorMetadata" -}}
 name: {{ .name }}
 namespace: {{ .context.Release.Namespace | quote }}
@@ -17,8 +18,8 @@ annotations:
 {{- end }}
 {{- end -}}
 
-{{/* The scrape settings of a podMetricsEndpoints (or endpoints) entry from the same values: interval, scrapeTimeout, relabelings,
-     metricRelabelings (each only when set). */}}
+{{/* The scrape settings of a podMetricsEndpoints (or endpoints) entry from the same values: interval,
+     scrapeTimeout, relabelings, metricRelabelings (each only when set). */}}
 {{- define "newsfeed.monitoring.scrapeSettings" -}}
 {{- with .interval }}
 interval: {{ . }}
