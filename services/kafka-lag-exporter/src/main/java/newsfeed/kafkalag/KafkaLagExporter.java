@@ -64,13 +64,16 @@ import org.apache.kafka.common.TopicPartition;
 public class KafkaLagExporter {
   static final long TIMEOUT_S = 10;
   static final long READY_TIMEOUT_S = 2;
+  static final String METRICS = "text/plain; version=0.0.4; charset=utf-8";
+  static final String TEXT = "text/plain; charset=utf-8";
+  static final String JSON = "application/json";
 
   public static void main(String[] args) throws Exception {
     Properties client;
     InetSocketAddress listen;
     try {
       client = client(System.getenv());
-      listen = new InetSocketAddress(env("HTTP_HOST", "0.0.0.0"), Integer.parseInt(env("HTTP_PORT", "8080")));
+      listen = new InetSocketAddress(env("HTTP_HOST", "0.0.0.0"), port(env("HTTP_PORT", "8080")));
     } catch (IllegalArgumentException | IOException e) {
       System.err.println("kafka-lag-exporter: bad configuration: " + e.getMessage());
       System.exit(2);
@@ -82,23 +85,23 @@ public class KafkaLagExporter {
     server.setExecutor(Executors.newFixedThreadPool(2));
     server.createContext("/metrics", exchange -> {
       try {
-        answer(exchange, 200, render(admin));
+        answer(exchange, 200, METRICS, render(admin));
       } catch (Exception e) {
         System.err.println("scrape failed: " + e);
-        answer(exchange, 503, "kafka did not answer: " + e + "\n");
+        answer(exchange, 503, TEXT, "kafka did not answer: " + e + "\n");
       }
     });
-    server.createContext("/health/live", exchange -> answer(exchange, 200, "{\"status\":\"UP\"}"));
+    server.createContext("/health/live", exchange -> answer(exchange, 200, JSON, "{\"status\":\"UP\"}"));
     // ready while the broker answers: a scrape would fail otherwise
     server.createContext("/health/ready", exchange -> {
       try {
         admin.describeCluster().clusterId().get(READY_TIMEOUT_S, TimeUnit.SECONDS);
-        answer(exchange, 200, "{\"status\":\"UP\"}");
+        answer(exchange, 200, JSON, "{\"status\":\"UP\"}");
       } catch (Exception e) {
-        answer(exchange, 503, "{\"status\":\"DOWN\",\"kafka\":\"no answer within " + READY_TIMEOUT_S + " s\"}");
+        answer(exchange, 503, JSON, "{\"status\":\"DOWN\",\"kafka\":\"no answer within " + READY_TIMEOUT_S + " s\"}");
       }
     });
-    server.createContext("/", exchange -> answer(exchange, 404, "see /metrics\n"));
+    server.createContext("/", exchange -> answer(exchange, 404, TEXT, "see /metrics\n"));
     // bounded: with the broker gone (a crash) an open admin request would otherwise hold the exit for its timeout
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.stop(0);
@@ -107,6 +110,18 @@ public class KafkaLagExporter {
     server.start();
     System.err.println("serving consumer-group lag of " + client.get(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)
         + " on " + listen.getHostString() + ":" + listen.getPort());
+  }
+
+  static int port(String value) {
+    try {
+      int port = Integer.parseInt(value);
+      if (port >= 1 && port <= 65535) {
+        return port;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new IllegalArgumentException("HTTP_PORT must be a port number (1-65535), got '" + value + "'");
   }
 
   static String env(String name, String fallback) {
@@ -162,9 +177,9 @@ public class KafkaLagExporter {
     return value.replace("\\", "\\\\").replace("\"", "\\\"");
   }
 
-  static void answer(HttpExchange exchange, int status, String body) throws IOException {
+  static void answer(HttpExchange exchange, int status, String type, String body) throws IOException {
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    exchange.getResponseHeaders().set("Content-Type", type);
     exchange.sendResponseHeaders(status, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);

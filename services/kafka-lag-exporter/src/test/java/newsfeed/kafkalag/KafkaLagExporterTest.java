@@ -48,6 +48,15 @@ class KafkaLagExporterTest {
   }
 
   @Test
+  void theHttpPortIsAPortNumber() {
+    assertEquals(8080, KafkaLagExporter.port("8080"));
+    for (String bad : new String[] {"http", "0", "65536", "-1"}) {
+      var e = assertThrows(IllegalArgumentException.class, () -> KafkaLagExporter.port(bad));
+      assertTrue(e.getMessage().startsWith("HTTP_PORT"), e.getMessage());
+    }
+  }
+
+  @Test
   void labelValuesAreEscapedForTheTextFormat() {
     assertEquals("{consumergroup=\"a\\\"b\\\\c\\nd\",topic=\"t\"}",
         KafkaLagExporter.labels("consumergroup", "a\"b\\c\nd", "topic", "t"));
