@@ -67,6 +67,9 @@ note() { echo "# $*"; }
 fail_now() { failed=$((failed + 1)); echo "FAIL - $1"; }
 finish() { note "suite took $((SECONDS - SUITE_START)) s"; echo "cluster: $passed passed, $failed failed"; }
 kc() { kubectl --kubeconfig "$KUBECONFIG" "$@"; }
+# cluster_prom PATH [PARAM]: GET /api/v1/PATH of the in-cluster Prometheus (ci/local/cluster/monitoring.sh), PARAM
+# URL-encoded (e.g. "query=up"); for the sections that read what it scraped
+cluster_prom() { curl -sfG -m 5 "$(bash ci/local/cluster/monitoring.sh url)/api/v1/$1" ${2:+--data-urlencode "$2"}; }
 diagnose() {
   kc get pods -A -o wide 2>&1 | tail -n 20
   kc -n "$NS" get events --sort-by=.lastTimestamp 2>&1 | tail -n 15

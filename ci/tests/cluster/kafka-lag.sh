@@ -1,15 +1,14 @@
 # Section "kafka-lag" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
 # (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE, values/local-node.yaml with
 # monitoring.kafkaLagExporter on, its ServiceMonitor from ci/local/cluster/monitoring/values.yaml); uses the suite's
-# check, kcheck, kc and poll. The chart's Kafka lag exporter runs from its local image, signs in to the node
-# stack's Kafka as its own SASL user (Describe on every topic and group, given by the topic Job) through the chart's
-# NetworkPolicy, and the in-cluster Prometheus scrapes it: both consumer groups with members and committed offsets
-# (the k6 runs before posted), their lag, and the stores dashboard's two panels that read them.
+# check, kcheck, kc, poll and cluster_prom. The chart's Kafka lag exporter runs from its local image, signs in to
+# the node stack's Kafka as its own SASL user (Describe on every topic and group, given by the topic Job) through the
+# chart's NetworkPolicy, and the in-cluster Prometheus scrapes it: both consumer groups with members and committed
+# offsets (the k6 runs before posted), their lag, and the stores dashboard's two panels that read them.
 # shellcheck shell=bash
 
 LAG_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
 LAG_NAME=newsfeed-kafka-lag-exporter
-lag_prom() { curl -sfG -m 5 "$(bash ci/local/cluster/monitoring.sh url)/api/v1/$1" ${2:+--data-urlencode "$2"}; }
 lag_pod_ready() {
   kc -n "$LAG_NS" rollout status "deploy/$LAG_NAME" --timeout=120s &&
     kc -n "$LAG_NS" get pods -l app.kubernetes.io/component=kafka-lag-exporter \
@@ -17,16 +16,16 @@ lag_pod_ready() {
     tee /dev/stderr | grep -qx "localhost/newsfeed-kafka-lag-exporter:[^ ]* true"
 }
 lag_scraped() {
-  lag_prom targets | jq -e --arg p "serviceMonitor/$LAG_NS/$LAG_NAME/0" \
+  cluster_prom targets | jq -e --arg p "serviceMonitor/$LAG_NS/$LAG_NAME/0" \
     '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up")] | length == 1'
 }
 # lag_group GROUP: members > 0, a committed offset > 0 and a lag series on the outbound topic
 lag_group() {
   local sel="consumergroup=\"$1\", namespace=\"$LAG_NS\""
-  lag_prom query "query=kafka_consumergroup_members{$sel}" | jq -e '(.data.result[0].value[1] | tonumber) > 0' &&
-    lag_prom query "query=kafka_consumergroup_current_offset_sum{$sel, topic=\"outbound-posted\"}" |
+  cluster_prom query "query=kafka_consumergroup_members{$sel}" | jq -e '(.data.result[0].value[1] | tonumber) > 0' &&
+    cluster_prom query "query=kafka_consumergroup_current_offset_sum{$sel, topic=\"outbound-posted\"}" |
       jq -e '(.data.result[0].value[1] | tonumber) > 0' &&
-    lag_prom query "query=kafka_consumergroup_lag_sum{$sel, topic=\"outbound-posted\"}" | jq -e '.data.result | length == 1'
+    cluster_prom query "query=kafka_consumergroup_lag_sum{$sel, topic=\"outbound-posted\"}" | jq -e '.data.result | length == 1'
 }
 lag_panels() {
   python3 ci/tests/observability/check_panels_have_data.py --prometheus "$(bash ci/local/cluster/monitoring.sh url)" \

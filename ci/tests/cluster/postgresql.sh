@@ -1,8 +1,8 @@
 # Section "postgresql" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
-# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, kc and
-# RUN. PostgreSQL is operator-managed: the operator is ready (and `up` again changes nothing), CloudNativePG
-# reports the chart's Cluster healthy on the Debian-built image, its data sits on a local-path volume in the
-# node's run dir, and a participant created through social-graph's Service is a row of that database (psql in the
+# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, kc,
+# cluster_prom and RUN. PostgreSQL is operator-managed: the operator is ready (and `up` again changes nothing),
+# CloudNativePG reports the chart's Cluster healthy on the Debian-built image, its data sits on a local-path volume
+# in the node's run dir, and a participant created through social-graph's Service is a row of that database (psql in the
 # instance's pod); the chart's PodMonitor (ci/local/cluster/monitoring/values.yaml turns it on) has the in-cluster
 # Prometheus scrape CloudNativePG's exporter in the instance: target up, PostgreSQL up, the database's commits
 # counted by the operator's default queries.
@@ -41,16 +41,15 @@ kcheck "CloudNativePG: Cluster $PG_CLUSTER healthy, one instance of localhost/ne
 check "its data directory on a local-path volume under the node's run dir" pg_volume
 check "a participant created through social-graph's Service is a row of the Cluster's database" pg_row_of_api
 # the in-cluster Prometheus (ci/local/cluster/monitoring.sh) scrapes the instance through the chart's PodMonitor
-pg_prom() { curl -sfG -m 5 "$(bash ci/local/cluster/monitoring.sh url)/api/v1/$1" ${2:+--data-urlencode "$2"}; }
 pg_scraped() {
-  pg_prom targets | jq -e --arg p "podMonitor/$PG_NS/$PG_CLUSTER/0" --arg pod "$PG_CLUSTER-1" \
+  cluster_prom targets | jq -e --arg p "podMonitor/$PG_NS/$PG_CLUSTER/0" --arg pod "$PG_CLUSTER-1" \
     '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up" and .labels.pod == $pod)] | length == 1'
 }
 pg_exported() {
-  pg_prom query "query=cnpg_collector_up{namespace=\"$PG_NS\", cluster=\"$PG_CLUSTER\"}" | jq -e '.data.result[0].value[1] == "1"' &&
-    pg_prom query "query=cnpg_pg_stat_database_xact_commit{namespace=\"$PG_NS\", datname=\"newsfeed\"}" |
+  cluster_prom query "query=cnpg_collector_up{namespace=\"$PG_NS\", cluster=\"$PG_CLUSTER\"}" | jq -e '.data.result[0].value[1] == "1"' &&
+    cluster_prom query "query=cnpg_pg_stat_database_xact_commit{namespace=\"$PG_NS\", datname=\"newsfeed\"}" |
       jq -e '(.data.result[0].value[1] | tonumber) > 0' &&
-    pg_prom query "query=cnpg_backends_total{namespace=\"$PG_NS\", datname=\"newsfeed\"}" | jq -e '.data.result | length > 0'
+    cluster_prom query "query=cnpg_backends_total{namespace=\"$PG_NS\", datname=\"newsfeed\"}" | jq -e '.data.result | length > 0'
 }
 kcheck "the chart's PodMonitor: Prometheus scrapes CloudNativePG's exporter in the instance (target up)" poll 90 pg_scraped
 check "CloudNativePG's series: PostgreSQL up, the newsfeed database's commits and backends" poll 60 pg_exported
