@@ -20,9 +20,10 @@
 #           `restricted` Pod Security Standard (no "would violate PodSecurity" warning; every workload and every pod
 #           template, as a Pod, admitted by a server-side dry run; a privileged Pod refused, a privileged Deployment
 #           warned about: ci/tests/charts/podsecurity/), objects checked with kubectl, Deployments -> ReplicaSets -> Pods,
-#           a Job from the k6 smoke CronJob, the `helm test` Pods, the generated store credentials unchanged by a
-#           `helm upgrade` (lookup) and removed by one with existingSecrets, and invalid values that must be refused
-#           by values.schema.json and, past it, by the API server.
+#           a Job from the k6 smoke CronJob, the `helm test` Pods, the release's NOTES naming every store user's
+#           generated Secret, the generated store credentials unchanged by a `helm upgrade` (lookup) and removed by
+#           one with existingSecrets, and invalid values that must be refused by values.schema.json and, past it, by
+#           the API server.
 # Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features) for the umbrella chart,
 # charts/<chart>/ci/*.yaml for any chart.
 # Usage: ci/tests/charts.sh   (NEWSFEED_PORT_OFFSET defaults to 900; NEWSFEED_CHARTS_DIR / NEWSFEED_VALUES_DIR
@@ -315,7 +316,16 @@ credentials_refused() {
   expected_problems "$bad" "$dir/out.txt"
 }
 # GENERATED_CREDENTIALS: the names of the Secrets the chart generates for store credentials (any release name)
-GENERATED_CREDENTIALS="^Secret $RELEASE-((kafka|cassandra|solr)-(outbound|inbound|search)|kafka-auth)\$"
+GENERATED_CREDENTIALS="^Secret $RELEASE-((kafka|cassandra|solr)-(outbound|inbound|search)|kafka-kafka-lag-exporter|kafka-auth)\$"
+# credential_digests NS: `name digest` of every generated credential Secret of the release (digests: no password is
+# ever written to a log)
+credential_digests() {
+  local name data
+  kubectl get secrets -n "$1" -o json |
+    jq -r --arg re "^${GENERATED_CREDENTIALS#^Secret }" '.items[] | select(.metadata.name | test($re))
+      | "\(.metadata.name) \(.data | tojson)"' |
+    while read -r name data; do echo "$name $(printf '%s' "$data" | sha256sum | cut -c1-16)"; done | sort
+}
 # existing_credentials: the base profile with credentials-existing.yaml passes the check, every service user is an
 # existing Secret, and the chart renders none of its credential Secrets
 existing_credentials() {
@@ -452,6 +462,17 @@ umbrella_objects() {
   fi
   return $rc
 }
+# notes_name_credentials NS: the release's NOTES (`helm get notes`) name every store user's Secret it generated
+notes_name_credentials() {
+  local notes names n rc=0
+  notes=$(helm get notes "$RELEASE" -n "$1") || return 1
+  grep -A6 'Store credentials' <<<"$notes"
+  names=$(credential_digests "$1" | cut -d' ' -f1 | grep -v -- '-kafka-auth$' || true)
+  [ -n "$names" ] || { echo ">> no generated store user Secret installed"; return 1; }
+  for n in $names; do grep -qE "(^|[ ,:])$n([ ,]|\$)" <<<"$notes" || { echo ">> NOTES do not name $n"; rc=1; }; done
+  echo "$(wc -w <<<"$names") store user Secrets generated"
+  return $rc
+}
 for p in "${PROFILES[@]}"; do
   IFS='|' read -r c f ns <<<"$p"
   name="$c -f ${f#"$ROOT"/}"
@@ -464,6 +485,9 @@ for p in "${PROFILES[@]}"; do
     podsecurity_admits "$ns"
   if [ "$c" = "$UMBRELLA" ]; then
     check "$name: objects its values turn on (service Deployments/Services, store CRs, init Jobs, k6 CronJobs, monitoring, dashboards)" umbrella_objects "$ns"
+    if [ -n "$(credential_digests "$ns" | grep -v -- '-kafka-auth ')" ]; then
+      check "$name: the release's NOTES name every generated store user Secret" notes_name_credentials "$ns"
+    fi
   fi
 done
 
@@ -521,15 +545,6 @@ for p in "${PROFILES[@]}"; do
 done
 
 # ---------------------------------------------------------------- store credentials across upgrades
-# credential_digests NS: `name digest` of every generated credential Secret of the release (digests: no password is
-# ever written to a log)
-credential_digests() {
-  local name data
-  kubectl get secrets -n "$1" -o json |
-    jq -r --arg re "^${GENERATED_CREDENTIALS#^Secret }" '.items[] | select(.metadata.name | test($re))
-      | "\(.metadata.name) \(.data | tojson)"' |
-    while read -r name data; do echo "$name $(printf '%s' "$data" | sha256sum | cut -c1-16)"; done | sort
-}
 # upgrade_profile NS VALUES...: helm upgrade of the profile's release (hooks as at its install)
 upgrade_profile() {
   local ns=$1 flags=() args=() f; shift

@@ -43,6 +43,16 @@ true
 {{- end -}}
 {{- end -}}
 
+{{/* Every holder of a store user this release makes: the enabled clients, and for Kafka the lag exporter
+     (monitoring.kafkaLagExporter): (dict "store" "kafka" "context" $) -> "outbound inbound search kafka-lag-exporter". */}}
+{{- define "newsfeed.storeAuth.holders" -}}
+{{- $holders := splitList " " (include "newsfeed.storeAuth.enabledClients" .) -}}
+{{- if and (eq .store "kafka") (include "newsfeed.storeAuth.kafkaLagExporter" .context) -}}
+{{- $holders = append $holders "kafka-lag-exporter" -}}
+{{- end -}}
+{{- join " " (compact $holders) -}}
+{{- end -}}
+
 {{/* The Secret a service's user of a store is read from: (dict "store" "kafka" "service" "outbound" "context" $). */}}
 {{- define "newsfeed.storeAuth.secretName" -}}
 {{- $existing := index (default dict (index .context.Values.storeAuth .store).existingSecrets) .service -}}
