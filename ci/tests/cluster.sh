@@ -70,6 +70,11 @@ kc() { kubectl --kubeconfig "$KUBECONFIG" "$@"; }
 # cluster_prom PATH [PARAM]: GET /api/v1/PATH of the in-cluster Prometheus (ci/local/cluster/monitoring.sh), PARAM
 # URL-encoded (e.g. "query=up"); for the sections that read what it scraped
 cluster_prom() { curl -sfG -m 5 "$(bash ci/local/cluster/monitoring.sh url)/api/v1/$1" ${2:+--data-urlencode "$2"}; }
+# cluster_panels TITLE_REGEX: the stores dashboard's panels whose titles match have data in the in-cluster Prometheus
+cluster_panels() {
+  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$(bash ci/local/cluster/monitoring.sh url)" \
+    --title "$1" --wait 60 charts/newsfeed/files/dashboards/newsfeed-stores.json
+}
 diagnose() {
   kc get pods -A -o wide 2>&1 | tail -n 20
   kc -n "$NS" get events --sort-by=.lastTimestamp 2>&1 | tail -n 15

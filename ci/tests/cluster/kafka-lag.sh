@@ -27,12 +27,8 @@ lag_group() {
       jq -e '(.data.result[0].value[1] | tonumber) > 0' &&
     cluster_prom query "query=kafka_consumergroup_lag_sum{$sel, topic=\"outbound-posted\"}" | jq -e '.data.result | length == 1'
 }
-lag_panels() {
-  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$(bash ci/local/cluster/monitoring.sh url)" \
-    --title '^Kafka consumer-group' --wait 60 charts/newsfeed/files/dashboards/newsfeed-stores.json
-}
 kcheck "the chart's Kafka lag exporter: one ready pod of localhost/newsfeed-kafka-lag-exporter" lag_pod_ready
 kcheck "its ServiceMonitor: the in-cluster Prometheus scrapes it (target up)" poll 90 lag_scraped
 check "kafka_consumergroup_* of group newsfeed-inbound: members, committed offsets, lag" poll 60 lag_group newsfeed-inbound
 check "kafka_consumergroup_* of group newsfeed-search: members, committed offsets, lag" poll 60 lag_group newsfeed-search
-check "the stores dashboard's consumer-group panels have data in the in-cluster Prometheus" lag_panels
+check "the stores dashboard's consumer-group panels have data in the in-cluster Prometheus" cluster_panels '^Kafka consumer-group'

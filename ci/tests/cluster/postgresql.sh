@@ -53,8 +53,4 @@ pg_exported() {
 }
 kcheck "the chart's PodMonitor: Prometheus scrapes CloudNativePG's exporter in the instance (target up)" poll 90 pg_scraped
 check "CloudNativePG's series: PostgreSQL up, the newsfeed database's commits and backends" poll 60 pg_exported
-pg_panels() {
-  python3 ci/tests/observability/check_panels_have_data.py --prometheus "$(bash ci/local/cluster/monitoring.sh url)" \
-    --title '^PostgreSQL' --wait 60 charts/newsfeed/files/dashboards/newsfeed-stores.json
-}
-check "the stores dashboard's PostgreSQL panels have data in the in-cluster Prometheus" pg_panels
+check "the stores dashboard's PostgreSQL panels have data in the in-cluster Prometheus" cluster_panels '^PostgreSQL'
