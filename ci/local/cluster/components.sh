@@ -42,6 +42,9 @@ serializeImagePulls: false
 evictionHard: {memory.available: 200Mi, nodefs.available: 2%, imagefs.available: 2%, nodefs.inodesFree: 2%}
 imageGCHighThresholdPercent: 98
 imageGCLowThresholdPercent: 95
+# a changed Secret or ConfigMap reaches a pod's volume at the pod's next sync: 10 s instead of the default minute, so a
+# new ServiceMonitor's scrape config (the operator's Secret, mounted in Prometheus) is live within seconds
+syncFrequency: 10s
 YAML
   spawn kubelet "$BIN/kubelet" --config="$RUN/kubelet.yaml" --kubeconfig="$KUBECONFIG_FILE" \
     --hostname-override="$NODE_NAME" --node-ip="$NODE_IP" --root-dir="$RUN/kubelet" --cert-dir="$RUN/kubelet/pki"

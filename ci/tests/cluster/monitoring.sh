@@ -130,7 +130,7 @@ sed -e "s|@BUSYBOX_IMAGE@|$BUSYBOX_IMAGE|g" ci/tests/cluster/monitoring-standin.
   kc -n "$MON_NS" apply -f - > "$WORK/monitoring-standin.log" 2>&1 || true   # the rollout check reports it
 kcheck "stand-in for social-graph rolled out" kc -n "$MON_NS" rollout status deploy/social-graph-standin --timeout=120s
 mon_t=$SECONDS
-# (the operator's new config reaches the pod through a Secret volume: up to a minute of the kubelet's sync)
+# (the operator's new config reaches the pod through a Secret volume, at the kubelet's next sync of the pod: 10 s)
 check "target serviceMonitor/$MON_NS/newsfeed-social-graph/0 up" poll 120 target_up
 note "target up $((SECONDS - mon_t)) s after the stand-in was ready"
 mon_up=$(date +%s)
