@@ -564,10 +564,10 @@ credentials_kept() {
   after=$(credential_digests "$1")
   diff <(echo "$before") <(echo "$after") || { echo ">> the upgrade changed generated credentials"; return 1; }
 }
-# credentials_replaced NS VALUES: an upgrade with credentials-existing.yaml removes the generated Secrets and the
-# services read the existing ones
+# credentials_replaced NS VALUES: an upgrade with credentials-existing.yaml removes the generated Secrets, the
+# services read the existing ones and the NOTES name them
 credentials_replaced() {
-  local left refs
+  local left refs notes ref
   upgrade_profile "$1" "$2" "$HERE/credentials-existing.yaml" || return 1
   left=$(credential_digests "$1")
   [ -z "$left" ] || { echo ">> generated credential Secrets left: $left"; return 1; }
@@ -575,13 +575,19 @@ credentials_replaced() {
     jq -r '[.items[].spec.template.spec.containers[].env[]?.valueFrom.secretKeyRef.name // empty] | unique | .[]')
   echo "Secrets the Deployments read: $(echo "$refs" | xargs)"
   [ "$(grep -c '^gitops-' <<<"$refs")" -eq 6 ] || { echo ">> the services do not read the 6 existing Secrets"; return 1; }
+  # the release's NOTES now name the existing Secrets instead
+  notes=$(helm get notes "$RELEASE" -n "$1") || return 1
+  grep -A4 'Store credentials' <<<"$notes"
+  for ref in $(grep '^gitops-' <<<"$refs"); do
+    grep -qE "(^|[ ,:])$ref([ ,]|\$)" <<<"$notes" || { echo ">> the NOTES do not name $ref"; return 1; }
+  done
 }
 for p in "${PROFILES[@]}"; do
   IFS='|' read -r c f ns <<<"$p"
   if [ "$c" != "$UMBRELLA" ] || [ "$f" != "$base" ]; then continue; fi
   helm status "$RELEASE" -n "$ns" >/dev/null 2>&1 || continue
   check "${f#"$ROOT"/}: helm upgrade keeps every generated store credential (lookup)" credentials_kept "$ns" "$f"
-  check "${f#"$ROOT"/}: helm upgrade with existingSecrets removes the generated credentials, the services read the existing Secrets" \
+  check "${f#"$ROOT"/}: helm upgrade with existingSecrets removes the generated credentials, the services read the existing Secrets, the NOTES name them" \
     credentials_replaced "$ns" "$f"
 done
 
