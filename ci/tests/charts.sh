@@ -462,15 +462,14 @@ umbrella_objects() {
   fi
   return $rc
 }
-# notes_name_credentials NS: the release's NOTES (`helm get notes`) name every store user's Secret it generated
-notes_name_credentials() {
-  local notes names n rc=0
+# notes_name NS SECRET...: the release's NOTES (`helm get notes`) name each of these store users' Secrets
+notes_name() {
+  local notes n rc=0
   notes=$(helm get notes "$RELEASE" -n "$1") || return 1
+  shift
   grep -A6 'Store credentials' <<<"$notes"
-  names=$(credential_digests "$1" | cut -d' ' -f1 | grep -v -- '-kafka-auth$' || true)
-  [ -n "$names" ] || { echo ">> no generated store user Secret installed"; return 1; }
-  for n in $names; do grep -qE "(^|[ ,:])$n([ ,]|\$)" <<<"$notes" || { echo ">> NOTES do not name $n"; rc=1; }; done
-  echo "$(wc -w <<<"$names") store user Secrets generated"
+  for n in "$@"; do grep -qE "(^|[ ,:])$n([ ,]|\$)" <<<"$notes" || { echo ">> the NOTES do not name $n"; rc=1; }; done
+  echo "$# store user Secrets looked for"
   return $rc
 }
 for p in "${PROFILES[@]}"; do
@@ -485,8 +484,10 @@ for p in "${PROFILES[@]}"; do
     podsecurity_admits "$ns"
   if [ "$c" = "$UMBRELLA" ]; then
     check "$name: objects its values turn on (service Deployments/Services, store CRs, init Jobs, k6 CronJobs, monitoring, dashboards)" umbrella_objects "$ns"
-    if [ -n "$(credential_digests "$ns" | grep -v -- '-kafka-auth ')" ]; then
-      check "$name: the release's NOTES name every generated store user Secret" notes_name_credentials "$ns"
+    users=$(credential_digests "$ns" | cut -d' ' -f1 | grep -v -- '-kafka-auth$' || true)
+    if [ -n "$users" ]; then
+      # shellcheck disable=SC2086  # one Secret name per word
+      check "$name: the release's NOTES name every generated store user Secret" notes_name "$ns" $users
     fi
   fi
 done
@@ -567,7 +568,7 @@ credentials_kept() {
 # credentials_replaced NS VALUES: an upgrade with credentials-existing.yaml removes the generated Secrets, the
 # services read the existing ones and the NOTES name them
 credentials_replaced() {
-  local left refs notes ref
+  local left refs
   upgrade_profile "$1" "$2" "$HERE/credentials-existing.yaml" || return 1
   left=$(credential_digests "$1")
   [ -z "$left" ] || { echo ">> generated credential Secrets left: $left"; return 1; }
@@ -576,11 +577,8 @@ credentials_replaced() {
   echo "Secrets the Deployments read: $(echo "$refs" | xargs)"
   [ "$(grep -c '^gitops-' <<<"$refs")" -eq 6 ] || { echo ">> the services do not read the 6 existing Secrets"; return 1; }
   # the release's NOTES now name the existing Secrets instead
-  notes=$(helm get notes "$RELEASE" -n "$1") || return 1
-  grep -A4 'Store credentials' <<<"$notes"
-  for ref in $(grep '^gitops-' <<<"$refs"); do
-    grep -qE "(^|[ ,:])$ref([ ,]|\$)" <<<"$notes" || { echo ">> the NOTES do not name $ref"; return 1; }
-  done
+  # shellcheck disable=SC2046  # one Secret name per word
+  notes_name "$1" $(grep '^gitops-' <<<"$refs")
 }
 for p in "${PROFILES[@]}"; do
   IFS='|' read -r c f ns <<<"$p"
