@@ -42,8 +42,8 @@ serializeImagePulls: false
 evictionHard: {memory.available: 200Mi, nodefs.available: 2%, imagefs.available: 2%, nodefs.inodesFree: 2%}
 imageGCHighThresholdPercent: 98
 imageGCLowThresholdPercent: 95
-# a changed Secret or ConfigMap reaches a pod's volume at the pod's next sync: 10 s instead of the default minute, so a
-# new ServiceMonitor's scrape config (the operator's Secret, mounted in Prometheus) is live within seconds
+# a changed Secret or ConfigMap reaches a pod's volume at the pod's next sync: 10 s instead of the default minute, so
+# Prometheus' config reloader sees new rules, and the first new scrape config after it started, within seconds
 syncFrequency: 10s
 YAML
   spawn kubelet "$BIN/kubelet" --config="$RUN/kubelet.yaml" --kubeconfig="$KUBECONFIG_FILE" \

@@ -8,6 +8,8 @@
 #   init-kafka init-solr                   kafka-topics.sh, python3 (files/init/*)
 #   curl                                   `helm test`
 #   postgresql                             the server CloudNativePG runs (Debian's postgresql-15)
+# and, built only when named (not the chart's):
+#   solr                                   a standalone Solr for the cluster suite's PodMonitor check
 # An archive is rebuilt only when its inputs (binaries, jar, recipe) change.
 # Every image is tagged with the chart's appVersion, but postgresql with the server's version (the operator reads
 # the major version from the tag); the version of what it holds is its description label.
@@ -25,12 +27,13 @@ APP_VERSION=$(bash "$REPO_ROOT/ci/release/app-version.sh")
 OCI_IMAGE=$REPO_ROOT/ci/local/cluster/oci-image.py
 # shellcheck source=ci/local/cluster/rootfs.sh
 source "$REPO_ROOT/ci/local/cluster/rootfs.sh"
-for recipe in jre python service k6 init-postgresql init-cassandra init-kafka init-solr curl postgresql; do
+for recipe in jre python service k6 init-postgresql init-cassandra init-kafka init-solr curl postgresql solr; do
   # shellcheck source=/dev/null
   source "$IMAGES_SRC/$recipe.sh"
 done
 
 IMAGES=("${SERVICES[@]}" k6 init-postgresql init-cassandra init-kafka init-solr curl postgresql)
+TEST_IMAGES=(solr)   # built only when named
 log() { echo "[images $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 
@@ -62,8 +65,8 @@ build_one() {
 check_names() {
   local n i ok
   for n in "$@"; do
-    ok=false; for i in "${IMAGES[@]}"; do [ "$i" = "$n" ] && ok=true; done
-    $ok || die "unknown image '$n' (one of: ${IMAGES[*]})"
+    ok=false; for i in "${IMAGES[@]}" "${TEST_IMAGES[@]}"; do [ "$i" = "$n" ] && ok=true; done
+    $ok || die "unknown image '$n' (one of: ${IMAGES[*]} ${TEST_IMAGES[*]})"
   done
 }
 
@@ -77,7 +80,7 @@ main() {
       local n; for n in "${names[@]}"; do build_one "$n"; done ;;
     refs) local n; for n in "${names[@]}"; do echo "$n $(recipe "$n" ref)"; done ;;
     list) printf '%s\n' "${IMAGES[@]}" ;;
-    *) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 }
 

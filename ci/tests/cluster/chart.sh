@@ -7,9 +7,9 @@
 # timings and each service pod's start-to-Ready notes), then a k6 social Job and the per-minute report from the
 # in-cluster Prometheus. On the release it leaves running: the k6 graphql Job, the dead-letter command in two
 # service pods, the postgresql section (ci/tests/cluster/postgresql.sh), the kafka-lag one (kafka-lag.sh), the
-# ingress one (ingress.sh) and the scaling one (scaling.sh). Then install.sh down (release, CloudNativePG and its
-# volume gone, no process of the node stack left) and the stop command the demo printed, after which the machine is
-# as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh, ingress.sh and
+# solr one (solr.sh), the ingress one (ingress.sh) and the scaling one (scaling.sh). Then install.sh down (release,
+# CloudNativePG and its volume gone, no process of the node stack left) and the stop command the demo printed, after
+# which the machine is as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh, ingress.sh and
 # monitoring.sh down, the node down.)
 # shellcheck shell=bash
 
@@ -105,6 +105,7 @@ if [ "$chart_steps" -eq 9 ]; then
     chart_dead_letters inbound
   . ci/tests/cluster/postgresql.sh
   . ci/tests/cluster/kafka-lag.sh
+  . ci/tests/cluster/solr.sh
   . ci/tests/cluster/ingress.sh
   . ci/tests/cluster/scaling.sh
 fi
