@@ -43,6 +43,7 @@ k8s = [{"name": "k8s-status", "role": "k8s", "collection": None, "path": "/admin
        {"name": "k8s-metrics", "role": "k8s", "collection": None, "path": "/admin/metrics"},
        {"name": "k8s-zk", "role": "k8s", "collection": None, "path": "/admin/zookeeper/status"},
        {"name": "k8s-ping", "role": "k8s", "collection": "*", "path": "/admin/ping"},
+       {"name": "k8s-replica-balancing", "role": "k8s", "collection": None, "path": "/____v2/cluster/replicas/balance"},
        {"name": "collection-admin-edit", "role": "k8s"}]
 rest = [{"name": "read", "role": ["admin", "users", "k8s"]}, {"name": "update", "role": ["admin"]},
         {"name": "security-read", "role": ["admin"]}, {"name": "security-edit", "role": ["admin"]},
@@ -100,13 +101,15 @@ solr_scraped() {
     '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up")] | length == 1'
 }
 solr_documents() {
-  cluster_prom query "query=sum(solr_metrics_core_searcher_documents{namespace=\"$SOLR_NS\", core=\"outbound\", type=\"numDocs\"})" |
+  local sel="namespace=\"$SOLR_NS\", core=\"outbound\", type=\"numDocs\""
+  cluster_prom query "query=sum(solr_metrics_core_searcher_documents{$sel})" |
     tee /dev/stderr | jq -e '(.data.result[0].value[1] | tonumber) == 3'
 }
 
 kc create namespace "$SOLR_NS" >/dev/null 2>&1 || true
 SOLR_REF_TAR=$(solr_image 2> "$WORK/solr-image.log" || true)
-check "the Solr image (ci/local/cluster/images.sh build solr) imported" bash ci/local/cluster.sh import "${SOLR_REF_TAR#* }"
+check "the Solr image (ci/local/cluster/images.sh build solr) imported" \
+  bash ci/local/cluster.sh import "${SOLR_REF_TAR#* }"
 check "the chart's Solr PodMonitor (storeAuth.solr: Basic auth from $SOLR_CLOUD-solrcloud-basic-auth) applied" \
   solr_podmonitor
 check "the Solr Operator's Secrets for $SOLR_CLOUD: basic-auth (k8s-oper) and security bootstrap" solr_secrets
@@ -120,7 +123,8 @@ check "three documents indexed and five searches, as Solr's admin" solr_traffic
 solr_t=$SECONDS
 kcheck "its PodMonitor: the in-cluster Prometheus scrapes Solr with k8s-oper's login (target up)" poll 210 solr_scraped
 if [ "$LAST" = ok ]; then note "target up $((SECONDS - solr_t)) s after the Solr pod answered"; fi
-check "solr_metrics_core_searcher_documents{type=\"numDocs\"} of core outbound in namespace $SOLR_NS = 3" poll 60 solr_documents
+check "solr_metrics_core_searcher_documents{type=\"numDocs\"} of core outbound in namespace $SOLR_NS = 3" \
+  poll 60 solr_documents
 check "the stores dashboard's Solr panels have data in the in-cluster Prometheus" cluster_panels '^Solr'
 kc delete namespace "$SOLR_NS" --wait --timeout=120s >/dev/null 2>&1 || true
 rm -rf "$WORK/solr-secrets"
