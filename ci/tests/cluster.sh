@@ -70,6 +70,14 @@ kc() { kubectl --kubeconfig "$KUBECONFIG" "$@"; }
 # cluster_prom PATH [PARAM]: GET /api/v1/PATH of the in-cluster Prometheus (ci/local/cluster/monitoring.sh), PARAM
 # URL-encoded (e.g. "query=up"); for the sections that read what it scraped
 cluster_prom() { curl -sfG -m 5 "$(bash ci/local/cluster/monitoring.sh url)/api/v1/$1" ${2:+--data-urlencode "$2"}; }
+# cluster_target_up POOL [POD]: the in-cluster Prometheus has exactly one target of scrape pool POOL (e.g.
+# "serviceMonitor/NS/NAME/0"), of pod POD if given, and it is up
+cluster_target_up() {
+  cluster_prom targets | jq -e --arg p "$1" --arg pod "${2:-}" '[.data.activeTargets[] |
+    select(.scrapePool == $p and .health == "up" and ($pod == "" or .labels.pod == $pod))] | length == 1'
+}
+# node_image NAME: "REF ARCHIVE" of image NAME, built by ci/local/cluster/images.sh (cached), for cluster.sh import
+node_image() { bash ci/local/cluster/images.sh build "$1" | awk 'END {print $1 " " $2}'; }
 # cluster_panels TITLE_REGEX: the stores dashboard's panels whose titles match have data in the in-cluster Prometheus
 cluster_panels() {
   python3 ci/tests/observability/check_panels_have_data.py --prometheus "$(bash ci/local/cluster/monitoring.sh url)" \

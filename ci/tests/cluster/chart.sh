@@ -9,8 +9,8 @@
 # service pods, the postgresql section (ci/tests/cluster/postgresql.sh), the kafka-lag one (kafka-lag.sh), the
 # solr one (solr.sh), the ingress one (ingress.sh) and the scaling one (scaling.sh). Then install.sh down (release,
 # CloudNativePG and its volume gone, no process of the node stack left) and the stop command the demo printed, after
-# which the machine is as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh, ingress.sh and
-# monitoring.sh down, the node down.)
+# which the machine is as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh,
+# ingress.sh and monitoring.sh down, the node down.)
 # shellcheck shell=bash
 
 check "bash ci/local/tools.sh cnpg (the CloudNativePG operator's image and release manifest, cached)" bash ci/local/tools.sh cnpg

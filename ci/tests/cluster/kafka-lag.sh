@@ -1,8 +1,8 @@
 # Section "kafka-lag" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
 # (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE, values/local-node.yaml with
 # monitoring.kafkaLagExporter on, its ServiceMonitor from ci/local/cluster/monitoring/values.yaml); uses the suite's
-# check, kcheck, kc, poll and cluster_prom. The chart's Kafka lag exporter runs from its local image, signs in to
-# the node stack's Kafka as its own SASL user (Describe on every topic and group, given by the topic Job) through the
+# check, kcheck, kc, poll, cluster_prom, cluster_target_up and cluster_panels. The chart's Kafka lag exporter runs
+# from its local image, signs in to the node stack's Kafka as its own SASL user (Describe on every topic and group, given by the topic Job) through the
 # chart's NetworkPolicy, and the in-cluster Prometheus scrapes it: both consumer groups with members and committed
 # offsets (the k6 runs before posted), their lag, and the stores dashboard's two panels that read them.
 # shellcheck shell=bash
@@ -15,10 +15,6 @@ lag_pod_ready() {
       -o jsonpath='{range .items[*]}{.spec.containers[0].image} {.status.containerStatuses[0].ready}{"\n"}{end}' |
     tee /dev/stderr | grep -qx "localhost/newsfeed-kafka-lag-exporter:[^ ]* true"
 }
-lag_scraped() {
-  cluster_prom targets | jq -e --arg p "serviceMonitor/$LAG_NS/$LAG_NAME/0" \
-    '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up")] | length == 1'
-}
 # lag_group GROUP: members > 0, a committed offset > 0 and a lag series on the outbound topic
 lag_group() {
   local sel="consumergroup=\"$1\", namespace=\"$LAG_NS\""
@@ -28,7 +24,8 @@ lag_group() {
     cluster_prom query "query=kafka_consumergroup_lag_sum{$sel, topic=\"outbound-posted\"}" | jq -e '.data.result | length == 1'
 }
 kcheck "the chart's Kafka lag exporter: one ready pod of localhost/newsfeed-kafka-lag-exporter" lag_pod_ready
-kcheck "its ServiceMonitor: the in-cluster Prometheus scrapes it (target up)" poll 90 lag_scraped
+kcheck "its ServiceMonitor: the in-cluster Prometheus scrapes it (target up)" poll 90 \
+  cluster_target_up "serviceMonitor/$LAG_NS/$LAG_NAME/0"
 check "kafka_consumergroup_* of group newsfeed-inbound: members, committed offsets, lag" poll 60 lag_group newsfeed-inbound
 check "kafka_consumergroup_* of group newsfeed-search: members, committed offsets, lag" poll 60 lag_group newsfeed-search
 check "the stores dashboard's consumer-group panels have data in the in-cluster Prometheus" cluster_panels '^Kafka consumer-group'

@@ -1,6 +1,6 @@
 # Section "monitoring" of the cluster suite, sourced by ci/tests/cluster.sh while the node is up (it uses the
-# suite's check, kcheck, note, poll, kc, WORK and BUSYBOX_IMAGE): the Prometheus Operator of
-# ci/local/cluster/monitoring.sh reconciles its Prometheus into a running pod; the chart's own ServiceMonitor
+# suite's check, kcheck, note, poll, kc, WORK, BUSYBOX_IMAGE, node_image and cluster_target_up): the Prometheus
+# Operator of ci/local/cluster/monitoring.sh reconciles its Prometheus into a running pod; the chart's own ServiceMonitor
 # (newsfeed-service, in front of a stand-in whose /metrics advances at known rates) and PrometheusRule are
 # picked up: target up, the services' `service` label kept, every rule group healthy, the recorded per-minute
 # throughput and p50/p95 as known; a k6 pod remote-writes to it; the per-minute report of ci/local/prometheus.sh
@@ -20,10 +20,6 @@ prom_between() {
   local v; v=$(prom_value "$1") || return 1
   echo "$1 = $v"
   awk -v v="$v" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
-}
-target_up() {
-  curl -sf -m 5 "$PROM_URL/api/v1/targets?state=active" | jq -e --arg p "serviceMonitor/$MON_NS/newsfeed-social-graph/0" \
-    '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up")] | length == 1'
 }
 # every group of the chart's rules and alerts files loaded from the PrometheusRule, each seen with every rule evaluated
 # healthy (remembered across polls: a reload of Prometheus makes the health "unknown" until the next run)
@@ -90,7 +86,6 @@ monitoring_gone() {
     [ -z "$(kc get clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=newsfeed-monitoring -o name)" ] &&
     ! kc get crd -o name | grep -q monitoring.coreos.com
 }
-k6_image() { bash ci/local/cluster/images.sh build k6 | awk 'END {print $1 " " $2}'; }
 report_ok() {
   python3 - "$1/per-minute.csv" <<'PY'
 import csv, sys
@@ -124,14 +119,15 @@ check "remote-write receiver on" remote_write_on
 # the chart's objects around a stand-in, and a k6 run remote-writing from a pod
 kc create namespace "$MON_NS" >/dev/null 2>&1 || true
 check "the chart's ServiceMonitor, Service and PrometheusRule applied" apply_chart_objects
-K6_REF_TAR=$(k6_image 2>"$WORK/k6-image.log" || true)
+K6_REF_TAR=$(node_image k6 2>"$WORK/k6-image.log" || true)
 check "the k6 image (ci/local/cluster/images.sh build k6) imported" bash ci/local/cluster.sh import "${K6_REF_TAR#* }"
 sed -e "s|@BUSYBOX_IMAGE@|$BUSYBOX_IMAGE|g" ci/tests/cluster/monitoring-standin.yaml |
   kc -n "$MON_NS" apply -f - > "$WORK/monitoring-standin.log" 2>&1 || true   # the rollout check reports it
 kcheck "stand-in for social-graph rolled out" kc -n "$MON_NS" rollout status deploy/social-graph-standin --timeout=120s
 mon_t=$SECONDS
 # (the operator's new config reaches the pod through a Secret volume, at the kubelet's next sync of the pod: 10 s)
-check "target serviceMonitor/$MON_NS/newsfeed-social-graph/0 up" poll 120 target_up
+check "target serviceMonitor/$MON_NS/newsfeed-social-graph/0 up" poll 120 \
+  cluster_target_up "serviceMonitor/$MON_NS/newsfeed-social-graph/0"
 note "target up $((SECONDS - mon_t)) s after the stand-in was ready"
 mon_up=$(date +%s)
 # k6 from now on, so its 100s lie inside the report's minutes

@@ -1,6 +1,7 @@
 # Section "postgresql" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
 # (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, kc,
-# cluster_prom and RUN. PostgreSQL is operator-managed: the operator is ready (and `up` again changes nothing),
+# cluster_prom, cluster_target_up, cluster_panels and RUN. PostgreSQL is operator-managed: the operator is ready (and
+# `up` again changes nothing),
 # CloudNativePG reports the chart's Cluster healthy on the Debian-built image, its data sits on a local-path volume
 # in the node's run dir, and a participant created through social-graph's Service is a row of that database (psql in the
 # instance's pod); the chart's PodMonitor (ci/local/cluster/monitoring/values.yaml turns it on) has the in-cluster
@@ -41,16 +42,13 @@ kcheck "CloudNativePG: Cluster $PG_CLUSTER healthy, one instance of localhost/ne
 check "its data directory on a local-path volume under the node's run dir" pg_volume
 check "a participant created through social-graph's Service is a row of the Cluster's database" pg_row_of_api
 # the in-cluster Prometheus (ci/local/cluster/monitoring.sh) scrapes the instance through the chart's PodMonitor
-pg_scraped() {
-  cluster_prom targets | jq -e --arg p "podMonitor/$PG_NS/$PG_CLUSTER/0" --arg pod "$PG_CLUSTER-1" \
-    '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up" and .labels.pod == $pod)] | length == 1'
-}
 pg_exported() {
   cluster_prom query "query=cnpg_collector_up{namespace=\"$PG_NS\", cluster=\"$PG_CLUSTER\"}" | jq -e '.data.result[0].value[1] == "1"' &&
     cluster_prom query "query=cnpg_pg_stat_database_xact_commit{namespace=\"$PG_NS\", datname=\"newsfeed\"}" |
       jq -e '(.data.result[0].value[1] | tonumber) > 0' &&
     cluster_prom query "query=cnpg_backends_total{namespace=\"$PG_NS\", datname=\"newsfeed\"}" | jq -e '.data.result | length > 0'
 }
-kcheck "the chart's PodMonitor: Prometheus scrapes CloudNativePG's exporter in the instance (target up)" poll 90 pg_scraped
+kcheck "the chart's PodMonitor: Prometheus scrapes CloudNativePG's exporter in the instance (target up)" poll 90 \
+  cluster_target_up "podMonitor/$PG_NS/$PG_CLUSTER/0" "$PG_CLUSTER-1"
 check "CloudNativePG's series: PostgreSQL up, the newsfeed database's commits and backends" poll 60 pg_exported
 check "the stores dashboard's PostgreSQL panels have data in the in-cluster Prometheus" cluster_panels '^PostgreSQL'

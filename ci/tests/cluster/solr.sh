@@ -1,6 +1,6 @@
 # Section "solr" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed (uses the suite's
-# check, kcheck, kc, poll, note, WORK, cluster_prom and cluster_panels). The chart's Solr PodMonitor
-# (solr.metrics.podMonitor with storeAuth.solr: Basic auth as the operator's k8s-oper user) is rendered and applied
+# check, kcheck, kc, poll, note, WORK, node_image, cluster_prom, cluster_target_up and cluster_panels). The chart's
+# Solr PodMonitor (solr.metrics.podMonitor with storeAuth.solr: Basic auth as the operator's k8s-oper user) is rendered and applied
 # in a namespace of its own, beside what the Solr Operator would run for that SolrCloud: a StatefulSet of a real
 # Solr (ci/tests/cluster/solr-cloud.yaml, image localhost/newsfeed-solr) with the operator's pod labels and port
 # name, the basic-auth Secret and the bootstrapped security.json, in the operator's shape and names. Solr refuses
@@ -13,7 +13,6 @@ SOLR_NS=solr-test
 SOLR_CLOUD=newsfeed-solr   # newsfeed.solr.cloudName of release newsfeed
 solr_t0=$SECONDS
 
-solr_image() { bash ci/local/cluster/images.sh build solr | awk 'END {print $1 " " $2}'; }
 # the chart's PodMonitor alone, from an offline copy of the chart (no Bitnami dependency to fetch)
 solr_podmonitor() {
   local chart
@@ -29,14 +28,11 @@ solr_podmonitor() {
 solr_secrets() {
   local dir=$WORK/solr-secrets
   mkdir -p "$dir" && chmod 700 "$dir" &&
-    python3 - "$dir" <<'PY' &&
-import base64, hashlib, json, os, secrets, sys
+    PYTHONPATH=ci/local/stack/solr python3 - "$dir" <<'PY' &&
+import json, os, secrets, sys
+from password_hash import solr_hash
 out = sys.argv[1]
 passwords = {u: secrets.token_urlsafe(12) for u in ("admin", "k8s-oper", "solr")}
-def solr_hash(password):
-    salt = os.urandom(32)
-    digest = hashlib.sha256(hashlib.sha256(salt + password.encode()).digest()).digest()
-    return base64.b64encode(digest).decode() + " " + base64.b64encode(salt).decode()
 probe = [{"name": f"k8s-probe-{i}", "role": None, "collection": None, "path": p}
          for i, p in enumerate(["/admin/info/system", "/admin/info/health"])]
 k8s = [{"name": "k8s-status", "role": "k8s", "collection": None, "path": "/admin/collections"},
@@ -96,10 +92,6 @@ solr_traffic() {
     {"id": "solr-test-3", "participant_id": 3, "subject": "cluster", "story": "with the login of k8s-oper"}]' &&
     for _ in 1 2 3 4 5; do solr_as admin -sf -m 10 "$url/outbound/select?q=story:cluster" > /dev/null || return 1; done
 }
-solr_scraped() {
-  cluster_prom targets | jq -e --arg p "podMonitor/$SOLR_NS/$SOLR_CLOUD/0" \
-    '[.data.activeTargets[] | select(.scrapePool == $p and .health == "up")] | length == 1'
-}
 solr_documents() {
   local sel="namespace=\"$SOLR_NS\", core=\"outbound\", type=\"numDocs\""
   cluster_prom query "query=sum(solr_metrics_core_searcher_documents{$sel})" |
@@ -107,7 +99,7 @@ solr_documents() {
 }
 
 kc create namespace "$SOLR_NS" >/dev/null 2>&1 || true
-SOLR_REF_TAR=$(solr_image 2> "$WORK/solr-image.log" || true)
+SOLR_REF_TAR=$(node_image solr 2> "$WORK/solr-image.log" || true)
 check "the Solr image (ci/local/cluster/images.sh build solr) imported" \
   bash ci/local/cluster.sh import "${SOLR_REF_TAR#* }"
 check "the chart's Solr PodMonitor (storeAuth.solr: Basic auth from $SOLR_CLOUD-solrcloud-basic-auth) applied" \
@@ -121,7 +113,8 @@ check "three documents indexed and five searches, as Solr's admin" solr_traffic
 # (the operator rewrites Prometheus' config Secret at once, the kubelet syncs it within 10 s, but the reloader reads
 # a change after its first only every 3 minutes)
 solr_t=$SECONDS
-kcheck "its PodMonitor: the in-cluster Prometheus scrapes Solr with k8s-oper's login (target up)" poll 210 solr_scraped
+kcheck "its PodMonitor: the in-cluster Prometheus scrapes Solr with k8s-oper's login (target up)" poll 210 \
+  cluster_target_up "podMonitor/$SOLR_NS/$SOLR_CLOUD/0"
 if [ "$LAST" = ok ]; then note "target up $((SECONDS - solr_t)) s after the Solr pod answered"; fi
 check "solr_metrics_core_searcher_documents{type=\"numDocs\"} of core outbound in namespace $SOLR_NS = 3" \
   poll 60 solr_documents

@@ -5,7 +5,8 @@
 # official image (the Solr distribution tarball, not on Maven Central).
 # shellcheck shell=bash
 
-SOLR_IMAGE_VERSION=9.10.1   # ci/local/stack/lib.sh SOLR_VERSION
+# the Solr version the local stack pins and fetches (ci/local/stack/lib.sh), read rather than sourced
+SOLR_IMAGE_VERSION=$(sed -n 's/^SOLR_VERSION=\([^ ]*\).*/\1/p' "$REPO_ROOT/ci/local/stack/lib.sh")
 solr_lib() { echo "$CACHE/stores/solr-$SOLR_IMAGE_VERSION/lib"; }
 solr_launcher_src() { echo "$REPO_ROOT/ci/local/stack/solr/SolrLauncher.java"; }
 solr_ref() { echo "localhost/newsfeed-solr:$SOLR_IMAGE_VERSION"; }

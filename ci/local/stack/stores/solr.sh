@@ -37,15 +37,8 @@ CONF
   record_pid solr "$pid"
 }
 
-# Solr's form of a BasicAuthPlugin credential: "base64(sha256(sha256(salt + password))) base64(salt)"; the password
-# comes on stdin
-solr_password_hash() {
-  python3 -c '
-import base64, hashlib, os, sys
-password, salt = sys.stdin.read().encode("utf-8"), os.urandom(32)
-digest = hashlib.sha256(hashlib.sha256(salt + password).digest()).digest()
-print(base64.b64encode(digest).decode() + " " + base64.b64encode(salt).decode())'
-}
+# Solr's form of a BasicAuthPlugin credential (ci/local/stack/solr/password_hash.py); the password comes on stdin
+solr_password_hash() { python3 "$STACK_SRC/solr/password_hash.py"; }
 
 # the admin may do everything, anyone else nothing until given a permission (e.g. by the chart's solr.py); the
 # named permissions are the Solr Operator's, which solr.py puts the service's own ahead of
