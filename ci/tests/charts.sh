@@ -274,6 +274,21 @@ redis_disabled_parity() {
 check "Redis: the chart (redis.master/replica.disableCommands) and the local stack disable the same commands, Lua among them" \
   redis_disabled_parity
 
+# a cache at a memory limit in every profile that installs Redis, and in the local stack as in the chart's defaults
+redis_memory_parity() {
+  local stack p c f profiles=()
+  # shellcheck source=ci/local/stack/stores/redis.sh
+  stack=$(unset NEWSFEED_REDIS_MAXMEMORY; source ci/local/stack/stores/redis.sh &&
+    echo "$REDIS_MAXMEMORY $REDIS_MAXMEMORY_POLICY") || return 1
+  for p in "${PROFILES[@]}"; do
+    IFS='|' read -r c f _ <<<"$p"
+    if [ "$c" = "$UMBRELLA" ]; then profiles+=("$f"); fi
+  done
+  manifests redis-memory "$CHARTS_DIR/$UMBRELLA/values.yaml" "$stack" "${profiles[@]}"
+}
+check "Redis: no persistence, maxmemory at most 80 % of its memory limit and volatile-ttl in every profile; the local stack's maxmemory and policy are the chart's" \
+  redis_memory_parity
+
 # The umbrella profile the negative cases override: dev if there is one, else the first.
 base=""
 for p in "${PROFILES[@]}"; do

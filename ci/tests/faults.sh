@@ -12,7 +12,8 @@
 # social-graph instances killed -9 and restarted, outbound killed -9 again while its publishes wait for a black-holed
 # Kafka (posts left half-done: its reconciler must publish them); Kafka and Cassandra unreachable with their packets dropped on
 # loopback (ci/tests/faults/inject.sh, iptables: only their answers, so a write is done but its answer lost; then
-# both ways, a partition), Cassandra slow (paused most of the time), and a consumer-group rebalance under load
+# both ways, a partition), Cassandra slow (paused most of the time), Redis filled past its memory limit (it must
+# evict, never refuse a write, and serve current pages), and a consumer-group rebalance under load
 # (inbound scaled to 3 and back to 2); then forged events no consumer can process (ci/tests/faults/poison.sh) must land
 # in both groups' dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`)
 # must give them back to one group only. Needs root (iptables, signals to the stores). While each fault lasts ci/tests/faults/probe.py checks that the services stay live, answer 503 JSON
@@ -217,6 +218,26 @@ rebalance() {
     --timeout "$RECOVER_TIMEOUT"
 }
 
+# a counter of Redis' own INFO (section, field; an errorstat's count), 0 when it has none yet
+redis_info() {
+  # shellcheck source=ci/local/stack/lib.sh
+  (source ci/local/stack/lib.sh && redis-cli -h "$STACK_HOST" -p "$REDIS_PORT" INFO "$1") | tr -d '\r' |
+    awk -F '[:=,]' -v f="$2" '$1 == f { v = $NF } END { print v + 0 }'
+}
+
+# Redis past its memory limit under the ledger's load: it evicts the services' keys to take their writes and never
+# refuses one for memory (every key they write expires: volatile-ttl finds room), while the probes check that
+# everything answers and the cached first page is Cassandra's
+redis_full() {
+  local evicted oom
+  evicted=$(redis_info stats evicted_keys) oom=$(redis_info errorstats errorstat_OOM)
+  fault redis-full 8 bash ci/tests/faults/inject.sh fill redis -- bash ci/tests/faults/inject.sh clear
+  check "redis-full: Redis evicted keys to take the writes ($evicted before, $(redis_info stats evicted_keys) after)" \
+    test "$(redis_info stats evicted_keys)" -gt "$evicted"
+  check "redis-full: no command refused for memory (OOM errors: $oom before, $(redis_info errorstats errorstat_OOM) after)" \
+    test "$(redis_info errorstats errorstat_OOM)" -eq "$oom"
+}
+
 stop_ledger() {
   touch "$OUT/stop"
   local rc=0
@@ -264,6 +285,7 @@ fault kafka-blackhole 10 bash ci/tests/faults/inject.sh blackhole kafka -- bash 
 fault cassandra-answers-lost 8 bash ci/tests/faults/inject.sh drop-answers cassandra -- bash ci/tests/faults/inject.sh clear
 fault cassandra-blackhole 8 bash ci/tests/faults/inject.sh blackhole cassandra -- bash ci/tests/faults/inject.sh clear
 fault cassandra-slow 10 bash ci/tests/faults/inject.sh slow cassandra -- bash ci/tests/faults/inject.sh clear
+redis_full
 rebalance
 poison
 

@@ -44,6 +44,11 @@
                                 image key that subchart version does not read
   redis-disabled VALUES "CMD..."  redis.master.disableCommands and redis.replica.disableCommands of VALUES are the
                                 commands CMD... (the local stack's list) and include the dangerous ones
+  redis-memory VALUES "MAXMEMORY POLICY" [PROFILE...]
+                                redis.commonConfiguration of VALUES, and of each PROFILE merged over it where Redis
+                                is on, makes a cache: no AOF, no RDB snapshots, a volatile-ttl policy and maxmemory at
+                                most 80 % of redis.master.resources.limits.memory; VALUES' maxmemory and policy are
+                                MAXMEMORY POLICY (the local stack's)
 """
 import base64
 import json
@@ -699,6 +704,82 @@ def cmd_redis_disabled(values_path, stack_list):
         print(p)
     print(f"chart and stack disable: {' '.join(sorted(stack))}; {len(problems)} problems")
     return 1 if problems else 0
+REDIS_SIZE = re.compile(r"^(\d+)([kmg]?)(b?)$", re.I)
+K8S_SIZE = re.compile(r"^(\d+)(Ki|Mi|Gi|k|M|G)?$")
+
+
+def redis_bytes(size):
+    """Redis' memory sizes: 1k = 1000, 1kb = 1024 (redis.conf's units)."""
+    m = REDIS_SIZE.match(str(size))
+    if not m:
+        return None
+    unit = {"": 1, "k": 1000, "m": 1000 ** 2, "g": 1000 ** 3}[m.group(2).lower()]
+    if m.group(3) and m.group(2):
+        unit = {"k": 1024, "m": 1024 ** 2, "g": 1024 ** 3}[m.group(2).lower()]
+    return int(m.group(1)) * unit
+
+
+def k8s_bytes(quantity):
+    m = K8S_SIZE.match(str(quantity))
+    if not m:
+        return None
+    return int(m.group(1)) * {None: 1, "k": 1000, "M": 1000 ** 2, "G": 1000 ** 3, "Ki": 1024, "Mi": 1024 ** 2,
+                              "Gi": 1024 ** 3}[m.group(2)]
+
+
+def redis_conf(text):
+    """The last value of each directive of a redis.conf text."""
+    conf = {}
+    for line in str(text or "").splitlines():
+        words = line.split(None, 1)
+        if words and not words[0].startswith("#"):
+            conf[words[0].lower()] = words[1].strip() if len(words) > 1 else ""
+    return conf
+
+
+def redis_memory_problems(where, values):
+    if not dig(values, "redis.enabled"):
+        return [], None
+    conf = redis_conf(dig(values, "redis.commonConfiguration"))
+    problems = []
+    if conf.get("appendonly", "").lower() != "no":
+        problems.append(f"{where}: appendonly is {conf.get('appendonly')!r}, not no")
+    if conf.get("save") not in ('""', "''"):
+        problems.append(f"{where}: save is {conf.get('save')!r}, not \"\" (no RDB snapshots)")
+    if conf.get("maxmemory-policy") != "volatile-ttl":
+        problems.append(f"{where}: maxmemory-policy is {conf.get('maxmemory-policy')!r}, not volatile-ttl")
+    maxmemory = redis_bytes(conf.get("maxmemory"))
+    limit = k8s_bytes(dig(values, "redis.master.resources.limits.memory"))
+    if not maxmemory:
+        problems.append(f"{where}: no maxmemory ({conf.get('maxmemory')!r})")
+    elif not limit:
+        problems.append(f"{where}: no memory limit for Redis (redis.master.resources.limits.memory)")
+    elif maxmemory > 0.8 * limit:
+        problems.append(f"{where}: maxmemory {conf['maxmemory']} is {maxmemory / limit:.0%} of the limit "
+                        f"{dig(values, 'redis.master.resources.limits.memory')}, more than 80 %")
+    else:
+        print(f"{where}: maxmemory {conf['maxmemory']} = {maxmemory / limit:.0%} of "
+              f"{dig(values, 'redis.master.resources.limits.memory')}, {conf.get('maxmemory-policy')}")
+    return problems, conf
+
+
+def cmd_redis_memory(values_path, stack, profiles):
+    defaults = merged_values([values_path])
+    problems, conf = redis_memory_problems("defaults", defaults)
+    want = stack.split()
+    if conf is None:
+        problems.append("defaults: Redis is off")
+    elif [conf.get("maxmemory"), conf.get("maxmemory-policy")] != want:
+        problems.append(f"defaults: maxmemory {conf.get('maxmemory')} {conf.get('maxmemory-policy')} != the local "
+                        f"stack's {stack}")
+    for profile in profiles:
+        problems += redis_memory_problems(profile, merged_values([values_path, profile]))[0]
+    for p in problems:
+        print(p)
+    print(f"{len(problems)} problems")
+    return 1 if problems else 0
+
+
 IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"](\./[^'"]+)['"]""", re.M)
 
 
@@ -1052,6 +1133,8 @@ def main(argv):
         return cmd_images(argv[1], argv[2], argv[3], argv[4:])
     if len(argv) == 3 and argv[0] == "redis-disabled":
         return cmd_redis_disabled(argv[1], argv[2])
+    if len(argv) >= 3 and argv[0] == "redis-memory":
+        return cmd_redis_memory(argv[1], argv[2], argv[3:])
     print(__doc__, file=sys.stderr)
     return 2
 

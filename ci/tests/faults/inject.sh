@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Faults that leave a store running but unreachable or slow, for the fault suite (as root):
+# Faults that leave a store running but unreachable, slow or full, for the fault suite (as root):
 #   inject.sh drop-answers STORE  packets from the store's client port on loopback are dropped: requests arrive and
 #                                 the store does the work, but no answer (nor a new connection's handshake) comes back
 #   inject.sh blackhole STORE     packets to and from that port are dropped: a network partition, nothing refused
 #   inject.sh slow STORE          the store's process stopped 0.3 s of every 0.5 s (SIGSTOP/SIGCONT): it answers,
 #                                 late, as a store in long pauses does
-#   inject.sh clear               every rule removed and every paused store continued (idempotent: the suite's
-#                                 EXIT trap calls it too)
+#   inject.sh fill redis          Redis filled past its maxmemory with keys of the suite's own that expire after every
+#                                 key of the services (an hour): to take the services' writes, Redis must evict their
+#                                 cached values and generations (volatile-ttl), as a Redis at its memory limit does
+#   inject.sh clear               every rule removed, every paused store continued and the fill deleted (idempotent:
+#                                 the suite's EXIT trap calls it too)
 # The rules live in an iptables chain of the run's own (NEWSFEED-FAULTS-<port offset>) jumped to from OUTPUT, the
 # one hook every loopback packet passes, so the machine's other rules and other runs are never touched. State
-# (the pause loop's pid) is kept in $NEWSFEED_RUN/faults-inject.
+# (the pause loop's pid, whether Redis was filled) is kept in $NEWSFEED_RUN/faults-inject.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../../.."
 # shellcheck source=ci/local/stack/lib.sh
@@ -44,8 +47,30 @@ slow() {
   echo "$! $pid" > "$STATE/slow"
 }
 
+FILLER=newsfeed-faults:filler:
+redis_cli() { redis-cli -h "$STACK_HOST" -p "$REDIS_PORT" "$@"; }
+
+fill() {
+  [ "$1" = redis ] || die "only redis fills up, not '$1'"
+  local max
+  max=$(redis_cli INFO memory | tr -d '\r' | sed -n 's/^maxmemory://p')
+  [ "${max:-0}" -gt 0 ] || die "Redis has no maxmemory: filled, it would grow until the machine runs out"
+  # 4 KiB values up to 1.2 x maxmemory, as inline commands through one pipe
+  python3 -c '
+import sys
+value = "x" * 4096
+for i in range(int(int(sys.argv[1]) * 1.2) // 4096):
+    sys.stdout.write(f"SET {sys.argv[2]}{i} {value} EX 3600\r\n")' "$max" "$FILLER" | redis_cli --pipe >/dev/null
+  touch "$STATE/filled"
+}
+
 clear_all() {
   local loop pid
+  if [ -f "$STATE/filled" ]; then
+    redis_cli --scan --pattern "$FILLER*" | awk '{ printf "UNLINK %s\r\n", $0 }' | redis_cli --pipe >/dev/null ||
+      echo "inject.sh: the fill of Redis could not be deleted (it expires within the hour)" >&2
+    rm -f "$STATE/filled"
+  fi
   if [ -f "$STATE/slow" ]; then
     read -r loop pid < "$STATE/slow"
     kill -- "-$loop" 2>/dev/null || kill "$loop" 2>/dev/null || true
@@ -63,6 +88,7 @@ case ${1:-} in
   drop-answers) drop "${2:-}" sport ;;
   blackhole) drop "${2:-}" sport dport ;;
   slow) slow "${2:-}" ;;
+  fill) fill "${2:-}" ;;
   clear) clear_all ;;
-  *) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -6,7 +6,8 @@ Usage:
                                                cassandra-kill9 (not in the suite); unreachable, its packets
                                                dropped: kafka-answers-lost | kafka-blackhole |
                                                cassandra-answers-lost | cassandra-blackhole; paused most of
-                                               the time: cassandra-slow; an instance killed with -9: inbound-2 |
+                                               the time: cassandra-slow; filled past its memory limit:
+                                               redis-full; an instance killed with -9: inbound-2 |
                                                outbound-1 | search-1 | social-graph-1, or with its requests
                                                waiting on a store: outbound-1-mid-post): prints `ok - ...` /
                                                `FAIL - ...` lines
@@ -173,6 +174,8 @@ class Probe:
             self.instance_down(killed, read_outbound, read_inbound, search)
         elif store == "cassandra-slow":
             self.slow_store(read_outbound, read_inbound)
+        elif store == "redis-full":
+            self.full_cache()
         elif store == "kafka":
             self.live_all()
             self.eventually("down: POST outbound 503 JSON error",
@@ -238,6 +241,25 @@ class Probe:
         for inst in self.instances_of("outbound") + self.instances_of("inbound"):
             self.always(f"down: {inst} /health/ready still 200",
                         self.status_is("GET", f"{self.instances[inst]}/health/ready", 200))
+
+    def full_cache(self):
+        """Redis past its maxmemory, evicting: everything answers, and a cached first page is the one Cassandra has."""
+        self.live_all()
+        for inst in sorted(self.instances):
+            self.always(f"down: {inst} /health/ready still 200",
+                        self.status_is("GET", f"{self.instances[inst]}/health/ready", 200))
+        self.always("down: POST outbound still 200", self.post_cond(200))
+        self.social_graph_reads()
+        first_page = f"{self.urls.inbound}/participant/{self.friend}/inbound"
+
+        def same_page():
+            cached, uncached = api.get(first_page), api.get(f"{first_page}?limit=21")
+            if cached.status != 200 or uncached.status != 200:
+                return False, f"first page -> {cached.describe()}, 21 rows -> {uncached.describe()}"
+            got, want = [x.get("occurred") for x in cached.json()], [x.get("occurred") for x in uncached.json()[:20]]
+            return got == want, f"{len(got)} rows, {sum(a != b for a, b in zip(got, want))} differ from Cassandra's"
+        # posts keep coming: one read of each may fall between a post's row and its page; a stale page never matches
+        self.eventually("down: the first page as the feed cache serves it is Cassandra's", same_page)
 
     def instance_down(self, killed, read_outbound, read_inbound, search):
         """An instance killed with -9: it is gone, the rest answers what does not need it."""

@@ -1,4 +1,4 @@
-# Redis 7 (Debian's redis-server) as a pure cache: no RDB snapshots, no AOF.
+# Redis 7 (Debian's redis-server) as a pure cache: no RDB snapshots, no AOF, a memory limit.
 # shellcheck shell=bash
 
 # Renamed away as the chart's Redis does (charts/newsfeed/values.yaml, redis.master.disableCommands; ci/tests/charts.sh
@@ -6,6 +6,11 @@
 # use strings (GET, MGET, SET, INCR, DEL), sorted sets (ZADD, ZRANGE, ZREMRANGEBYRANK, EXPIRE) and transactions (WATCH,
 # MULTI, EXEC) only.
 REDIS_DISABLED_COMMANDS=(FLUSHDB FLUSHALL EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT FUNCTION FCALL FCALL_RO MODULE CONFIG DEBUG)
+# A cache at a memory limit, as the chart's Redis (redis.commonConfiguration; ci/tests/charts.sh checks they match):
+# past maxmemory Redis evicts the keys nearest their expiry instead of growing. NEWSFEED_REDIS_MAXMEMORY gives a
+# benchmark more room.
+REDIS_MAXMEMORY=${NEWSFEED_REDIS_MAXMEMORY:-192mb}
+REDIS_MAXMEMORY_POLICY=volatile-ttl
 
 redis_start() {
   local dir=$STACK_DIR/redis; mkdir -p "$dir"
@@ -18,8 +23,8 @@ redis_start() {
   # the process title names the run dir: Redis overwrites its argv and environment, and
   # ci/bench/experiment/cpu_split.py tells this run's processes from others' by that dir
   pid=$(spawn redis redis-server "$dir/redis.conf" --bind "$STACK_HOST" --port "$REDIS_PORT" --save "" --appendonly no \
-    --dir "$dir" --daemonize no --protected-mode "$protected" --loglevel notice \
-    --proc-title-template "{title} {listen-addr} $dir")
+    --maxmemory "$REDIS_MAXMEMORY" --maxmemory-policy "$REDIS_MAXMEMORY_POLICY" --dir "$dir" --daemonize no \
+    --protected-mode "$protected" --loglevel notice --proc-title-template "{title} {listen-addr} $dir")
   record_pid redis "$pid"
 }
 

@@ -31,22 +31,23 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A page is a sorted set: one member per row, {@link #orderKey} (which sorts as Cassandra sorts the rows'
  * timeuuids), the row's cursor and its JSON, separated by spaces, all scored 0, so Redis orders them by their bytes;
- * and the stamp member "~", which sorts above every row and whose score is the feed's write count when the page
+ * and the stamp member "~", which sorts above every row and whose score is the feed's generation when the page
  * was read from Cassandra, plus the writes added to it since. It holds the newest {@code limit + 1} rows of the
  * feed, or all of them when there are fewer: the one past the page says that more follow.
  *
- * <p>Each feed's writes are counted in its generation key (a {@link StampedCache#counted} cache, whose
- * invalidations and their retries this shares): a page is current when its stamp equals the count. A reader fills a
- * page stamped with the count it saw before reading Cassandra. Fan-out adds a post to a friend's page in one
- * MULTI/EXEC that counts the write, adds the row, raises the stamp by one only if the page has one (ZADD XX INCR)
- * and drops the oldest row past {@code limit + 1}: a current page stays current with the post in it; a fill read
- * before the write lands with a stamp one short. A feed that has no page when the transaction is prepared (EXISTS,
- * in the round trip that reads the retraction marker) gets the count only, no row: most followers' feeds are not
- * cached. No WATCH on the pages: writes to one feed commute (a row is added once, however often a post is fanned
- * out), so concurrent writers and readers never make a write run again. A page keeps the expiry of its fill
- * (EXPIRE NX): it lives at most the TTL after it was read from Cassandra; rows added to a page that expired after
- * the check get no stamp, are never served and expire within {@link #UNCACHED_ROWS_TTL_SECONDS}. A retraction marks
- * its post for a generation's lifetime, then counts a write and drops the friends' pages; fan-out WATCHes the post's
+ * <p>Each feed has a generation key, a number (a {@link StampedCache#counted} cache, whose invalidations and their
+ * retries this shares): a page is current when its stamp equals it. A reader fills a page stamped with the generation
+ * it saw before reading Cassandra (putting a fresh one in place when there was none, so that one expired or evicted at
+ * Redis' memory limit never makes an old page current). Fan-out adds a post to a friend's page in one MULTI/EXEC that
+ * counts the write in the generation, adds the row, raises the stamp by one only if the page has one (ZADD XX INCR) and
+ * drops the oldest row past {@code limit + 1}: a current page stays current with the post in it; a fill read before the
+ * write lands with a stamp one short. A feed that has no page when the transaction is prepared (EXISTS, in the round
+ * trip that reads the retraction marker) gets a fresh generation only, no row: most followers' feeds are not cached. No
+ * WATCH on the pages: writes to one feed commute (a row is added once, however often a post is fanned out), so
+ * concurrent writers and readers never make a write run again. A page keeps the expiry of its fill (EXPIRE NX): it
+ * lives at most the TTL after it was read from Cassandra; rows added to a page that expired after the check get no
+ * stamp, are never served and expire within {@link #UNCACHED_ROWS_TTL_SECONDS}. A retraction marks its post for a
+ * generation's lifetime, then gives the friends fresh generations and drops their pages; fan-out WATCHes the post's
  * marker only, so a post fanned out again or late (a redelivery, the two in one batch) is never added back.
  */
 public final class FeedCache {
@@ -81,9 +82,10 @@ public final class FeedCache {
   }
 
   /**
-   * The cache of these pages: write counts as generations, under {@link #PREFIX}. At most {@code concurrentUpdates}
-   * fan-out transactions run at once (each holds a pooled connection while it runs): the rest of the pool is left
-   * to the readers, and a large fan-out queues here instead of in the pool's bounded wait queue.
+   * The cache of these pages: numbers that count writes as generations, under {@link #PREFIX}. At most
+   * {@code concurrentUpdates} fan-out transactions run at once (each holds a pooled connection while it runs): the
+   * rest of the pool is left to the readers, and a large fan-out queues here instead of in the pool's bounded wait
+   * queue.
    */
   static FeedCache create(Vertx vertx, RedisStore redis, Duration ttl, int concurrentUpdates, MeterRegistry registry) {
     return new FeedCache(vertx, StampedCache.counted(vertx, redis, "inbound", PREFIX, ttl, registry), redis,
@@ -115,12 +117,13 @@ public final class FeedCache {
       return Future.succeededFuture(Lookup.bypass());
     }
     // the stamp's score comes with the rows in one command: a fill landing between two reads cannot pair them
-    return redis.batch("get", List.of(Request.cmd(Command.GET).arg(generationKey(participantId)),
+    String fresh = generations.freshGeneration();
+    return redis.batch("get", List.of(generations.readGeneration(participantId, fresh),
         Request.cmd(Command.ZRANGE).arg(key(participantId)).arg(0).arg(-1).arg("REV").arg("WITHSCORES")))
         .map(answers -> {
           Scored page = scored(answers.get(1));
-          Lookup<FeedPage.Body> lookup = lookup(RedisStore.string(answers.get(0)), page.topScore(), page.members(),
-              FeedPage.DEFAULT_LIMIT);
+          Lookup<FeedPage.Body> lookup = lookup(StampedCache.generation(answers.get(0), fresh), page.topScore(),
+              page.members(), FeedPage.DEFAULT_LIMIT);
           generations.count(lookup.hit());
           return lookup;
         }).recover(err -> {
@@ -131,14 +134,14 @@ public final class FeedCache {
   }
 
   /**
-   * Hit or miss from the write count and the page's members, highest first, with the highest one's score (pure:
-   * unit-tested): a hit when that member is the stamp, its score equals the count and rows follow it; a miss to
-   * fill stamped with the count; a bypass when the count is unreadable.
+   * Hit or miss from the generation and the page's members, highest first, with the highest one's score (pure:
+   * unit-tested): a hit when that member is the stamp, its score equals the generation and rows follow it; a miss to
+   * fill stamped with the generation; a bypass when the generation is missing or unreadable.
    */
-  static Lookup<FeedPage.Body> lookup(String count, String topScore, List<String> members, int limit) {
+  static Lookup<FeedPage.Body> lookup(String generation, String topScore, List<String> members, int limit) {
     long current;
     try {
-      current = count == null ? 0 : Long.parseLong(count);
+      current = Long.parseLong(generation);
     } catch (NumberFormatException e) {
       return Lookup.bypass();
     }
@@ -162,7 +165,7 @@ public final class FeedCache {
 
   /**
    * Caches the first page read from Cassandra after the miss that gave {@code stamp}: up to {@code limit + 1} rows,
-   * replacing whatever is there (a fill from before a write is stamped one short of the count: never served).
+   * replacing whatever is there (a fill from before a write is stamped with an older generation: never served).
    */
   Future<Void> put(long participantId, String stamp, List<InboundItem> rows, int limit) {
     if (generations == null || stamp == null || rows.isEmpty() || generations.bypasses(participantId)) {
@@ -184,17 +187,18 @@ public final class FeedCache {
 
   /**
    * Fan-outs to more friends than this drop the friends' pages once all rows are written, instead of adding the post
-   * to each: almost none of so many feeds is cached, and the write-through costs one transaction of about six
-   * commands per friend per write request (measured: a quarter or more of a 100,000-friend fan-out's time). A
+   * to each: almost none of so many feeds is cached, and the write-through costs a check and a transaction with
+   * commands for each friend per write request (measured: a quarter or more of a 100,000-friend fan-out's time). A
    * dropped page is filled again by its next reader.
    */
   static final int WRITE_THROUGH_MAX_FRIENDS = 1_000;
-  /** Friends whose pages one round trip drops (a new count each and one DEL): 3,001 commands. */
+  /** Friends whose pages one round trip drops (a fresh generation each and one DEL): 2,001 commands. */
   static final int DROP_SLICE = 1_000;
   /**
    * Drop round trips in flight at once, over all fan-outs: Redis runs commands one at a time, so more in flight
    * only queue there, and readers' commands behind them. With 32 in flight (the update limiter's share of the pool)
-   * 96,000 commands queued, and a 1,000,000-friend fan-out under load saw slices pass REDIS_TIMEOUT_MS.
+   * 96,000 commands queued (slices of 3,001 then), and a 1,000,000-friend fan-out under load saw slices pass
+   * REDIS_TIMEOUT_MS.
    */
   static final int DROP_CONCURRENCY = 4;
   /**
@@ -212,7 +216,7 @@ public final class FeedCache {
 
   /**
    * Drops these friends' pages after their rows are in Cassandra, {@link #DROP_SLICE} a round trip: a fill read
-   * before counts one short and is never served; one read after holds the rows. A slice that fails is sent again
+   * before has an older stamp and is never served; one read after holds the rows. A slice that fails is sent again
    * once Redis' back-off is over, for up to {@link #DROP_WAIT_MS} after the drop's first failure; while it waits, a
    * page cached before the post may still be served. Never fails.
    */
@@ -281,18 +285,19 @@ public final class FeedCache {
             // retracted: nothing is added, and the caller drops the pages (an invalidation, retried if it fails)
             return conn.send(Request.cmd(Command.UNWATCH)).map(false);
           }
-          List<Request> transaction = new ArrayList<>(6 * ids.size() + 2);
+          List<Request> transaction = new ArrayList<>(8 * ids.size() + 2);
           transaction.add(Request.cmd(Command.MULTI));
           for (int i = 0; i < ids.size(); i++) {
             long id = ids.get(i);
             String key = key(id);
-            transaction.addAll(generations.nextGeneration(id));
             if (answers.get(i + 2).toLong() == 0) {
-              // no page: the count alone makes any fill read before this write one short. Adding the row anyway
-              // would leave a page of rows per friend until Redis reclaims expired keys, which lags behind a fast
-              // fan-out (Redis peaked at 493 MiB during 1,000 posts to 999 friends each)
+              // no page: a fresh generation alone makes any fill read before this write stale. Adding the row
+              // anyway would leave a page of rows per friend until Redis reclaims expired keys, which lags behind a
+              // fast fan-out (Redis peaked at 493 MiB during 1,000 posts to 999 friends each)
+              transaction.addAll(generations.nextGeneration(id));
               continue;
             }
+            transaction.addAll(generations.countedWrite(id));
             transaction.add(Request.cmd(Command.ZADD).arg(key).arg(0).arg(member(new InboundItem(id, event.eventId(),
                 event.participantId(), event.givenOccurred(), event.subject(), event.story()))));
             // the stamp counts the write only on a page that has one: a page that was not cached stays unstamped

@@ -265,6 +265,39 @@ class FeedCacheIT {
     assertFalse(page(other).hit(), "a fill read before the invalidation is never served");
   }
 
+  @Test
+  void aGenerationEvictedAfterASlowFillNeverMakesTheFillCurrent() {
+    long friend = friend();
+    Lookup<FeedPage.Body> miss = page(friend);
+    assertFalse(miss.hit());
+    onLoop(() -> cache.insert(List.of(friend), post(900))).await();
+    // the reader read Cassandra before the post: its fill lands stale, then Redis evicts the generation
+    cache.put(friend, miss.stamp(), List.of(row(friend, 100)), FeedPage.DEFAULT_LIMIT).await();
+    evict(FeedCache.generationKey(friend));
+    assertFalse(page(friend).hit(), "a missing generation is replaced by a fresh one, which no page carries");
+  }
+
+  @Test
+  void aWriteCountedOnAnEvictedGenerationStillLeavesAnOlderFillStale() {
+    long friend = friend();
+    fill(friend, List.of(row(friend, 100)));
+    evict(FeedCache.generationKey(friend));
+    OutboundPostedEvent first = post(200);
+    onLoop(() -> cache.insert(List.of(friend), first)).await();
+    Lookup<FeedPage.Body> miss = page(friend);
+    assertFalse(miss.hit(), "the page's stamp is not the generation that replaced the evicted one");
+    evict(FeedCache.generationKey(friend));
+    onLoop(() -> cache.insert(List.of(friend), post(300))).await();
+    // a fill read before the second post, stamped with the generation counted on top of the first eviction
+    cache.put(friend, miss.stamp(), List.of(row(friend, 100), row(friend, first)), FeedPage.DEFAULT_LIMIT).await();
+    assertFalse(page(friend).hit(), "a write on an evicted generation counts on a fresh one");
+  }
+
+  // what Redis does to a key it evicts at its memory limit (maxmemory-policy)
+  private static void evict(String key) {
+    assertEquals(1L, redis.send(Request.cmd(Command.DEL).arg(key)).await().toLong(), "evicted " + key);
+  }
+
   private static double updates(String result) {
     return REGISTRY.counter("newsfeed.cache.updates", "cache", "inbound", "result", result).count();
   }

@@ -35,8 +35,8 @@ class GraphCacheTest {
     FriendsLookup hit = GraphCache.lookup(5, "g1|11:2,12:9,40:31", "g1");
     assertEquals(FRIENDS, hit.friends());
     assertNull(hit.stamp(), "a hit is never re-filled");
-    FriendsLookup noGeneration = GraphCache.lookup(5, "-|", null);
-    assertEquals(List.of(), noGeneration.friends());
+    FriendsLookup noFriends = GraphCache.lookup(5, "g1|", "g1");
+    assertEquals(List.of(), noFriends.friends());
     FriendsLookup big = GraphCache.lookup(5, "g1|*", "g1");
     assertTrue(big.big());
     assertNull(big.friends());
@@ -48,10 +48,11 @@ class GraphCacheTest {
     assertNull(stale.friends());
     assertFalse(stale.big());
     assertEquals("g2", stale.stamp());
-    // the generation expired or was never set, but the list was written under one: still a miss
-    assertEquals("-", GraphCache.lookup(5, "g1|11:2", null).stamp());
     assertEquals("g3", GraphCache.lookup(5, null, "g3").stamp());
-    assertEquals("-", GraphCache.lookup(5, null, null).stamp());
+    // no generation known (the cache reads put a fresh one in place of a missing one): neither a hit nor a fill
+    FriendsLookup unknown = GraphCache.lookup(5, "g1|11:2", null);
+    assertNull(unknown.friends());
+    assertNull(unknown.stamp());
     assertEquals("g1", GraphCache.lookup(5, "g1|bad:list", "g1").stamp(), "an unreadable value is a miss");
     assertEquals("g1", GraphCache.lookup(5, "no-bar", "g1").stamp());
   }

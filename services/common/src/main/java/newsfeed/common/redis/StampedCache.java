@@ -6,6 +6,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Request;
+import io.vertx.redis.client.Response;
 import newsfeed.common.logging.RateLimitedLog;
 import org.slf4j.LoggerFactory;
 
@@ -23,17 +24,25 @@ import java.util.function.Function;
  * It never fails a request: a Redis error is counted (newsfeed_cache_errors_total{cache}), logged (rate-limited)
  * and treated as a miss, and the store of record answers instead.
  *
- * <p>A write can never be undone by a slow reader: each write sets a fresh generation key per id, random or, in a
- * {@link #counted} cache, the count of writes (and deletes the value) after the store of record has the write; a
- * reader reads value and generation together (MGET) and fills the value stamped with the generation it saw before
- * reading the store, and a value whose stamp differs from the current generation is a miss. Invalidations that
- * cannot reach Redis are retried every {@link #RETRY_MS} until they do, and until then this instance reads those ids
- * from the store only. (Other instances may serve such a value from the cache until the retry succeeds, i.e. for a
- * Redis outage's tail; the TTL bounds everything else.)
+ * <p>A write can never be undone by a slow reader: each write sets a fresh random generation key per id (and
+ * deletes the value) after the store of record has the write, or, in a {@link #counted} cache that applies a write
+ * to a cached value itself, counts the write in it; a reader reads the value with the generation (one round trip)
+ * and fills the value stamped with the generation it saw before reading the store, and a value whose stamp differs
+ * from the current generation is a miss. A reader that finds no generation puts a fresh one in place (SET NX GET)
+ * and stamps with that, so a generation that expired or that Redis evicted at its memory limit is replaced by one
+ * no value carries: it never makes an older value current again. Invalidations that cannot reach Redis are retried
+ * every {@link #RETRY_MS} until they do, and until then this instance reads those ids from the store only. (Other
+ * instances may serve such a value from the cache until the retry succeeds, i.e. for a Redis outage's tail; the TTL
+ * bounds everything else.)
  */
 public final class StampedCache {
-  public static final String NO_GENERATION = "-";
   static final long RETRY_MS = 500;
+  /**
+   * A counted cache's fresh generations lie in [2^32, 2^52): far from any other's count, and exact as a sorted
+   * set's score (a double) for as many writes as a generation lives.
+   */
+  static final long COUNT_BASE_MIN = 1L << 32;
+  static final long COUNT_BASE_RANGE = (1L << 52) - COUNT_BASE_MIN;
   static final int MAX_PENDING = 100_000;
   private static final int RETRY_BATCH = 500;
 
@@ -80,8 +89,7 @@ public final class StampedCache {
     this.cache = cache;
     this.prefix = prefix;
     this.ttlSeconds = ttl.toSeconds();
-    // outlives every value stamped before it was set (TTL + the slowest possible fill), so an expired generation
-    // can never make an old stamp look current again
+    // outlives the values stamped with it (TTL + a slow fill): a generation gone first costs its value a miss
     this.generationTtlSeconds = 2 * ttlSeconds + 300;
     this.registry = registry;
     this.hits = requests("hit");
@@ -89,9 +97,8 @@ public final class StampedCache {
   }
 
   /**
-   * A cache whose generations count the writes (INCR) instead of being random: for callers that apply a write to
-   * a value themselves and count it in the value's stamp, so that the value stays current ({@link #nextGeneration}).
-   * A missing generation counts as 0.
+   * A cache whose generations are numbers a write can count up (INCR): for callers that apply a write to a value
+   * themselves and count it in the value's stamp, so that the value stays current ({@link #countedWrite}).
    */
   public static StampedCache counted(Vertx vertx, RedisStore redis, String cache, String prefix, Duration ttl,
                                      MeterRegistry registry) {
@@ -126,30 +133,59 @@ public final class StampedCache {
       misses.increment();
       return Future.succeededFuture(Lookup.bypass());
     }
-    return redis.send("get", Request.cmd(Command.MGET).arg(valueKey(id)).arg(generationKey(id))).map(r -> {
-      Lookup<T> lookup = lookup(RedisStore.string(r.get(0)), RedisStore.string(r.get(1)), decode);
-      (lookup.hit() ? hits : misses).increment();
-      return lookup;
-    }).recover(err -> {
-      failed("get", err);
-      misses.increment();
-      return Future.succeededFuture(Lookup.bypass());
-    });
+    String fresh = freshGeneration();
+    return redis.batch("get", List.of(Request.cmd(Command.GET).arg(valueKey(id)), readGeneration(id, fresh)))
+        .map(r -> {
+          Lookup<T> lookup = lookup(RedisStore.string(r.get(0)), generation(r.get(1), fresh), decode);
+          (lookup.hit() ? hits : misses).increment();
+          return lookup;
+        }).recover(err -> {
+          failed("get", err);
+          misses.increment();
+          return Future.succeededFuture(Lookup.bypass());
+        });
   }
 
-  /** Decides hit or miss from the cached value and the current generation (pure: unit-tested). */
+  /**
+   * Decides hit or miss from the cached value and the current generation (pure: unit-tested); a bypass when the
+   * generation is unknown.
+   */
   public static <T> Lookup<T> lookup(String cached, String generation, Function<String, T> decode) {
-    String current = generation == null ? NO_GENERATION : generation;
+    if (generation == null) {
+      return Lookup.bypass();
+    }
     if (cached != null) {
       int bar = cached.indexOf('|');
-      if (bar > 0 && cached.substring(0, bar).equals(current)) {
+      if (bar > 0 && cached.substring(0, bar).equals(generation)) {
         T value = decode.apply(cached.substring(bar + 1));
         if (value != null) {
           return new Lookup<>(value, null);
         }
       }
     }
-    return new Lookup<>(null, current);
+    return new Lookup<>(null, generation);
+  }
+
+  /** A generation no value carries: random, and in a {@link #counted} cache a number in [2^32, 2^52). */
+  public String freshGeneration() {
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    return counted ? Long.toString(COUNT_BASE_MIN + random.nextLong(COUNT_BASE_RANGE))
+        : Long.toString(random.nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  /**
+   * Reads id's generation, putting {@code fresh} in its place when there is none (SET NX GET, Redis 7.0 or newer);
+   * {@link #generation} tells which one is current from the answer.
+   */
+  public Request readGeneration(long id, String fresh) {
+    return Request.cmd(Command.SET).arg(generationKey(id)).arg(fresh).arg("NX").arg("GET").arg("EX")
+        .arg(generationTtlSeconds);
+  }
+
+  /** The current generation after {@link #readGeneration}: the one there was, or the fresh one it put in place. */
+  public static String generation(Response answer, String fresh) {
+    String there = RedisStore.string(answer);
+    return there == null ? fresh : there;
   }
 
   /** Caches a value read from the store after the miss that gave {@code stamp}; never fails. */
@@ -179,18 +215,27 @@ public final class StampedCache {
   }
 
   /**
-   * A write's new generation of id (part of {@link #invalidate}, for callers that send it themselves): a random one,
-   * or the count plus one in a {@link #counted} cache; it lives longer than any value stamped before it (TTL + the
-   * slowest fill), so an expired generation never makes an old stamp current again.
+   * A write's new generation of id (part of {@link #invalidate}, for callers that send it themselves): a fresh one,
+   * so that no value stamped before the write is current after it.
    */
   public List<Request> nextGeneration(long id) {
-    if (counted) {
-      return List.of(Request.cmd(Command.INCR).arg(generationKey(id)),
-          Request.cmd(Command.EXPIRE).arg(generationKey(id)).arg(generationTtlSeconds));
-    }
-    return List.of(Request.cmd(Command.SET).arg(generationKey(id))
-        .arg(Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)).arg("EX")
+    return List.of(Request.cmd(Command.SET).arg(generationKey(id)).arg(freshGeneration()).arg("EX")
         .arg(generationTtlSeconds));
+  }
+
+  /**
+   * A write counted in id's generation ({@link #counted} caches only), for a caller that applies the write to the
+   * cached value and raises its stamp by one in the same transaction: the generation plus one, or a fresh one plus
+   * one when there is none (expired or evicted: then no value is current, whatever its stamp).
+   */
+  public List<Request> countedWrite(long id) {
+    if (!counted) {
+      throw new IllegalStateException("cache " + cache + " does not count its writes");
+    }
+    return List.of(Request.cmd(Command.SET).arg(generationKey(id)).arg(freshGeneration()).arg("NX").arg("EX")
+        .arg(generationTtlSeconds),
+        Request.cmd(Command.INCR).arg(generationKey(id)),
+        Request.cmd(Command.EXPIRE).arg(generationKey(id)).arg(generationTtlSeconds));
   }
 
   public long ttlSeconds() {

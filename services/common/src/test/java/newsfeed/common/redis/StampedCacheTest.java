@@ -5,6 +5,8 @@ import org.junit.jupiter.api.Test;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.redis.client.Request;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.redis.client.impl.types.BulkType;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -17,6 +19,7 @@ import newsfeed.common.config.Env;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,14 +35,32 @@ class StampedCacheTest {
   }
 
   @Test
-  void aCountedCacheCountsItsWritesWhereAPlainOneDrawsARandomGeneration() {
+  void everyWriteDrawsAFreshGenerationAndACountedCacheCanCountAWriteOnTopOfOne() {
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
     StampedCache counted = StampedCache.counted(null, null, "c", "x:c", Duration.ofSeconds(60), registry);
-    assertEquals(List.of("incr x:c-gen:42", "expire x:c-gen:42 420"), text(counted.nextGeneration(42)));
+    List<String> fresh = text(counted.nextGeneration(42));
+    assertEquals(1, fresh.size());
+    assertTrue(fresh.get(0).matches("set x:c-gen:42 \\d+ EX 420"), fresh.get(0));
+    long base = Long.parseLong(fresh.get(0).split(" ")[2]);
+    assertTrue(base >= 1L << 32 && base < 1L << 52, "exact as a score, far from small counts: " + base);
+    List<String> counting = text(counted.countedWrite(42));
+    assertEquals(3, counting.size());
+    assertTrue(counting.get(0).matches("set x:c-gen:42 \\d+ NX EX 420"), "a fresh base only where none is");
+    assertEquals(List.of("incr x:c-gen:42", "expire x:c-gen:42 420"), counting.subList(1, 3));
     StampedCache plain = new StampedCache(null, null, "p", "x:p", Duration.ofSeconds(60), registry);
     List<String> set = text(plain.nextGeneration(42));
     assertEquals(1, set.size());
     assertTrue(set.get(0).matches("set x:p-gen:42 [0-9a-z]+ EX 420"), set.get(0));
+    assertNotEquals(set, text(plain.nextGeneration(42)), "random");
+    assertThrows(IllegalStateException.class, () -> plain.countedWrite(42));
+  }
+
+  @Test
+  void aReaderPutsAFreshGenerationInPlaceOfAMissingOne() {
+    StampedCache plain = new StampedCache(null, null, "p", "x:p", Duration.ofSeconds(60), new SimpleMeterRegistry());
+    assertEquals(List.of("set x:p-gen:42 g9 NX GET EX 420"), text(List.of(plain.readGeneration(42, "g9"))));
+    assertEquals("g1", StampedCache.generation(BulkType.create(Buffer.buffer("g1"), false), "g9"), "the one there was");
+    assertEquals("g9", StampedCache.generation(null, "g9"), "none: the fresh one, now in place");
   }
 
   // a request as it goes on the wire (RESP) without the lengths: "incr key"
@@ -54,7 +75,6 @@ class StampedCacheTest {
     assertTrue(hit.hit());
     assertEquals(17, hit.value());
     assertNull(hit.stamp(), "a hit is never re-filled");
-    assertEquals(3, StampedCache.lookup("-|3", null, NUMBER).value(), "no generation yet: the '-' stamp");
     // the value may itself contain bars: only the first one ends the stamp
     assertEquals("a|b", StampedCache.lookup("g1|a|b", "g1", Function.identity()).value());
   }
@@ -64,8 +84,9 @@ class StampedCacheTest {
     Lookup<Integer> stale = StampedCache.lookup("g1|17", "g2", NUMBER);
     assertFalse(stale.hit());
     assertEquals("g2", stale.stamp());
-    assertEquals(StampedCache.NO_GENERATION, StampedCache.lookup("g1|17", null, NUMBER).stamp(),
-        "the generation expired or was never set, but the value was written under one");
+    Lookup<Integer> unknown = StampedCache.lookup("g1|17", null, NUMBER);
+    assertFalse(unknown.hit(), "no generation known: neither a hit");
+    assertNull(unknown.stamp(), "nor a fill");
     assertEquals("g3", StampedCache.lookup(null, "g3", NUMBER).stamp());
     assertEquals("g1", StampedCache.lookup("g1|seventeen", "g1", NUMBER).stamp(), "an unreadable value is a miss");
     assertEquals("g1", StampedCache.lookup("no-bar", "g1", NUMBER).stamp());
