@@ -37,18 +37,19 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Each feed has a generation key, a number (a {@link StampedCache#counted} cache, whose invalidations and their
  * retries this shares): a page is current when its stamp equals it. A reader fills a page stamped with the generation
- * it saw before reading Cassandra (putting a fresh one in place when there was none, so that one expired or evicted at
- * Redis' memory limit never makes an old page current). Fan-out adds a post to a friend's page in one MULTI/EXEC that
- * counts the write in the generation, adds the row, raises the stamp by one only if the page has one (ZADD XX INCR) and
- * drops the oldest row past {@code limit + 1}: a current page stays current with the post in it; a fill read before the
- * write lands with a stamp one short. A feed that has no page when the transaction is prepared (EXISTS, in the round
- * trip that reads the retraction marker) gets a fresh generation only, no row: most followers' feeds are not cached. No
- * WATCH on the pages: writes to one feed commute (a row is added once, however often a post is fanned out), so
- * concurrent writers and readers never make a write run again. A page keeps the expiry of its fill (EXPIRE NX): it
- * lives at most the TTL after it was read from Cassandra; rows added to a page that expired after the check get no
- * stamp, are never served and expire within {@link #UNCACHED_ROWS_TTL_SECONDS}. A retraction marks its post for a
- * generation's lifetime, then gives the friends fresh generations and drops their pages; fan-out WATCHes the post's
- * marker only, so a post fanned out again or late (a redelivery, the two in one batch) is never added back.
+ * it saw before reading Cassandra, putting a fresh one in place when there was none, so that a generation deleted by a
+ * write, expired or evicted at Redis' memory limit never makes an old page current. Fan-out adds a post to a friend's
+ * page in one MULTI/EXEC that counts the write in the generation, adds the row, raises the stamp by one only if the
+ * page has one (ZADD XX INCR) and drops the oldest row past {@code limit + 1}: a current page stays current with the
+ * post in it; a fill read before the write lands with a stamp one short. A feed that has no page when the transaction
+ * is prepared (EXISTS, in the round trip that reads the retraction marker) loses its generation, in the same
+ * transaction, and gets no row: most followers' feeds are not cached, and so keep no key at all. No WATCH on the pages:
+ * writes to one feed commute (a row is added once, however often a post is fanned out), so concurrent writers and
+ * readers never make a write run again. A page keeps the expiry of its fill (EXPIRE NX): it lives at most the TTL after
+ * it was read from Cassandra; rows added to a page that expired after the check get no stamp, are never served and
+ * expire within {@link #UNCACHED_ROWS_TTL_SECONDS}. A retraction marks its post for a generation's lifetime, then drops
+ * the friends' pages and generations; fan-out WATCHes the post's marker only, so a post fanned out again or late (a
+ * redelivery, the two in one batch) is never added back.
  */
 public final class FeedCache {
   static final String PREFIX = "ib:v3:page";
@@ -192,7 +193,7 @@ public final class FeedCache {
    * dropped page is filled again by its next reader.
    */
   static final int WRITE_THROUGH_MAX_FRIENDS = 1_000;
-  /** Friends whose pages one round trip drops (a fresh generation each and one DEL): 2,001 commands. */
+  /** Friends whose pages one round trip drops: one DEL of their pages and generations (2,000 keys). */
   static final int DROP_SLICE = 1_000;
   /**
    * Drop round trips in flight at once, over all fan-outs: Redis runs commands one at a time, so more in flight
@@ -285,16 +286,17 @@ public final class FeedCache {
             // retracted: nothing is added, and the caller drops the pages (an invalidation, retried if it fails)
             return conn.send(Request.cmd(Command.UNWATCH)).map(false);
           }
-          List<Request> transaction = new ArrayList<>(8 * ids.size() + 2);
+          List<Request> transaction = new ArrayList<>(8 * ids.size() + 3);
           transaction.add(Request.cmd(Command.MULTI));
+          List<Long> uncached = new ArrayList<>();
           for (int i = 0; i < ids.size(); i++) {
             long id = ids.get(i);
             String key = key(id);
             if (answers.get(i + 2).toLong() == 0) {
-              // no page: a fresh generation alone makes any fill read before this write stale. Adding the row
+              // no page: deleting the generation alone makes any fill read before this write stale. Adding the row
               // anyway would leave a page of rows per friend until Redis reclaims expired keys, which lags behind a
               // fast fan-out (Redis peaked at 493 MiB during 1,000 posts to 999 friends each)
-              transaction.addAll(generations.nextGeneration(id));
+              uncached.add(id);
               continue;
             }
             transaction.addAll(generations.countedWrite(id));
@@ -307,6 +309,9 @@ public final class FeedCache {
             // a page that expired since the check leaves rows without a stamp, never served: they expire at once
             // (a page keeps the expiry of its fill)
             transaction.add(Request.cmd(Command.EXPIRE).arg(key).arg(UNCACHED_ROWS_TTL_SECONDS).arg("NX"));
+          }
+          if (!uncached.isEmpty()) {
+            transaction.add(generations.invalidation(uncached));
           }
           transaction.add(Request.cmd(Command.EXEC));
           return conn.batch(transaction).compose(results -> {

@@ -239,10 +239,12 @@ class FeedCacheIT {
     long friend = friend();
     long cached = friend();
     fill(cached, List.of(row(cached, 100)));
+    assertFalse(page(friend).hit(), "a miss: the reader put a generation in place");
     OutboundPostedEvent post = post(700);
     onLoop(() -> cache.insert(List.of(friend, cached), post)).await();
-    assertEquals(0L, redis.send(Request.cmd(Command.EXISTS).arg(FeedCache.key(friend))).await().toLong(),
-        "no page, no row: nothing of the post is kept for a feed that is not cached");
+    assertEquals(0L, redis.send(Request.cmd(Command.EXISTS).arg(FeedCache.key(friend)).arg(
+        FeedCache.generationKey(friend))).await().toLong(),
+        "no page, no row, no generation: nothing of the post is kept for a feed that is not cached");
     assertFalse(page(friend).hit());
     assertCached(cached, List.of(row(cached, 100), row(cached, post)));
     fill(friend, List.of(row(friend, 100), row(friend, post)));
@@ -268,13 +270,15 @@ class FeedCacheIT {
   @Test
   void aGenerationEvictedAfterASlowFillNeverMakesTheFillCurrent() {
     long friend = friend();
-    Lookup<FeedPage.Body> miss = page(friend);
-    assertFalse(miss.hit());
+    Lookup<FeedPage.Body> slow = page(friend);
+    assertFalse(slow.hit());
     onLoop(() -> cache.insert(List.of(friend), post(900))).await();
-    // the reader read Cassandra before the post: its fill lands stale, then Redis evicts the generation
-    cache.put(friend, miss.stamp(), List.of(row(friend, 100)), FeedPage.DEFAULT_LIMIT).await();
+    // a reader after the post puts a fresh generation in place; the one that read Cassandra before it lands last
+    assertFalse(page(friend).hit());
+    cache.put(friend, slow.stamp(), List.of(row(friend, 100)), FeedPage.DEFAULT_LIMIT).await();
+    assertFalse(page(friend).hit(), "stamped with the generation the post deleted");
     evict(FeedCache.generationKey(friend));
-    assertFalse(page(friend).hit(), "a missing generation is replaced by a fresh one, which no page carries");
+    assertFalse(page(friend).hit(), "an evicted generation is replaced by a fresh one, which no page carries");
   }
 
   @Test

@@ -19,8 +19,8 @@ import java.util.List;
  * The Redis cache-aside of participants and friend lists. It never fails a request: a Redis error is counted
  * (newsfeed_cache_errors_total), logged (rate-limited) and treated as a miss, and PostgreSQL answers instead.
  *
- * <p>Friend lists are a {@link StampedCache}: a friendship write stamps a new generation for both participants
- * (and deletes their lists), so a slow reader can never put back a list from before the write.
+ * <p>Friend lists are a {@link StampedCache}: a friendship write deletes both participants' lists and generations,
+ * so a slow reader, whose fill carries the generation it read before, can never put back a list from before the write.
  *
  * <p>Participants never change once created, so they are cached without invalidation; unknown ids are not cached.
  */

@@ -24,14 +24,15 @@ import java.util.function.Function;
  * It never fails a request: a Redis error is counted (newsfeed_cache_errors_total{cache}), logged (rate-limited)
  * and treated as a miss, and the store of record answers instead.
  *
- * <p>A write can never be undone by a slow reader: each write sets a fresh random generation key per id (and
- * deletes the value) after the store of record has the write, or, in a {@link #counted} cache that applies a write
- * to a cached value itself, counts the write in it; a reader reads the value with the generation (one round trip)
- * and fills the value stamped with the generation it saw before reading the store, and a value whose stamp differs
- * from the current generation is a miss. A reader that finds no generation puts a fresh one in place (SET NX GET)
- * and stamps with that, so a generation that expired or that Redis evicted at its memory limit is replaced by one
- * no value carries: it never makes an older value current again. Invalidations that cannot reach Redis are retried
- * every {@link #RETRY_MS} until they do, and until then this instance reads those ids from the store only. (Other
+ * <p>A write can never be undone by a slow reader: a reader reads the value with its generation key (one round
+ * trip), putting a fresh random generation in place when there is none (SET NX GET), and fills the value stamped with
+ * the generation it saw before reading the store; a value whose stamp differs from the current generation is a miss.
+ * A write, after the store of record has it, deletes the value and the generation, so the next reader puts a fresh
+ * one in place that no value carries: a fill read before the write is never current again, and a generation that
+ * expired or that Redis evicted at its memory limit is no different. (A {@link #counted} cache's callers may instead
+ * apply a write to a cached value and count it in the generation and the value's stamp.) Generations so exist only
+ * for ids read recently, not for every id written. Invalidations that cannot reach Redis are retried every
+ * {@link #RETRY_MS} until they do, and until then this instance reads those ids from the store only. (Other
  * instances may serve such a value from the cache until the retry succeeds, i.e. for a Redis outage's tail; the TTL
  * bounds everything else.)
  */
@@ -215,18 +216,9 @@ public final class StampedCache {
   }
 
   /**
-   * A write's new generation of id (part of {@link #invalidate}, for callers that send it themselves): a fresh one,
-   * so that no value stamped before the write is current after it.
-   */
-  public List<Request> nextGeneration(long id) {
-    return List.of(Request.cmd(Command.SET).arg(generationKey(id)).arg(freshGeneration()).arg("EX")
-        .arg(generationTtlSeconds));
-  }
-
-  /**
    * A write counted in id's generation ({@link #counted} caches only), for a caller that applies the write to the
    * cached value and raises its stamp by one in the same transaction: the generation plus one, or a fresh one plus
-   * one when there is none (expired or evicted: then no value is current, whatever its stamp).
+   * one when there is none (deleted by a write, expired or evicted: then no value is current, whatever its stamp).
    */
   public List<Request> countedWrite(long id) {
     if (!counted) {
@@ -288,16 +280,17 @@ public final class StampedCache {
     return sendInvalidation(ids).onFailure(err -> failed("delete", err));
   }
 
-  // one round trip: a new generation per id, then one DEL of all their values
   private Future<Void> sendInvalidation(Collection<Long> ids) {
-    List<Request> requests = new ArrayList<>(2 * ids.size() + 1);
+    return redis.send("delete", invalidation(ids)).mapEmpty();
+  }
+
+  /** One DEL of these ids' values and generations: an invalidation (part of {@link #invalidate}). */
+  public Request invalidation(Collection<Long> ids) {
     Request delete = Request.cmd(Command.DEL);
     for (long id : ids) {
-      requests.addAll(nextGeneration(id));
-      delete.arg(valueKey(id));
+      delete.arg(valueKey(id)).arg(generationKey(id));
     }
-    requests.add(delete);
-    return redis.batch("delete", requests).mapEmpty();
+    return delete;
   }
 
   private void remember(Collection<Long> ids) {
