@@ -55,13 +55,13 @@ fill() {
   local max
   max=$(redis_cli INFO memory | tr -d '\r' | sed -n 's/^maxmemory://p')
   [ "${max:-0}" -gt 0 ] || die "Redis has no maxmemory: filled, it would grow until the machine runs out"
+  touch "$STATE/filled"   # first: clear deletes whatever part of the fill got in
   # 4 KiB values up to 1.2 x maxmemory, as inline commands through one pipe
   python3 -c '
 import sys
 value = "x" * 4096
 for i in range(int(int(sys.argv[1]) * 1.2) // 4096):
     sys.stdout.write(f"SET {sys.argv[2]}{i} {value} EX 3600\r\n")' "$max" "$FILLER" | redis_cli --pipe >/dev/null
-  touch "$STATE/filled"
 }
 
 clear_all() {

@@ -3,8 +3,8 @@
 
 # Renamed away as the chart's Redis does (charts/newsfeed/values.yaml, redis.master.disableCommands; ci/tests/charts.sh
 # checks the two lists are the same): Lua scripting and functions, MODULE, CONFIG, DEBUG and the flushes. The services
-# use strings (GET, MGET, SET, INCR, DEL), sorted sets (ZADD, ZRANGE, ZREMRANGEBYRANK, EXPIRE) and transactions (WATCH,
-# MULTI, EXEC) only.
+# use keys and strings (GET, SET, INCR, DEL, EXISTS), sorted sets (ZADD, ZRANGE, ZREMRANGEBYRANK, EXPIRE) and
+# transactions (WATCH, MULTI, EXEC) only.
 REDIS_DISABLED_COMMANDS=(FLUSHDB FLUSHALL EVAL EVALSHA EVAL_RO EVALSHA_RO SCRIPT FUNCTION FCALL FCALL_RO MODULE CONFIG DEBUG)
 # A cache at a memory limit, as the chart's Redis (redis.commonConfiguration; ci/tests/charts.sh checks they match):
 # past maxmemory Redis evicts the keys nearest their expiry instead of growing. NEWSFEED_REDIS_MAXMEMORY gives a
