@@ -118,13 +118,13 @@ public final class FeedCache {
       return Future.succeededFuture(Lookup.bypass());
     }
     // the stamp's score comes with the rows in one command: a fill landing between two reads cannot pair them
-    String fresh = generations.freshGeneration();
-    return redis.batch("get", List.of(generations.readGeneration(participantId, fresh),
+    StampedCache.GenerationRead generation = generations.readGeneration(participantId);
+    return redis.batch("get", List.of(generation.request(),
         Request.cmd(Command.ZRANGE).arg(key(participantId)).arg(0).arg(-1).arg("REV").arg("WITHSCORES")))
         .map(answers -> {
           Scored page = scored(answers.get(1));
-          Lookup<FeedPage.Body> lookup = lookup(StampedCache.generation(answers.get(0), fresh), page.topScore(),
-              page.members(), FeedPage.DEFAULT_LIMIT);
+          Lookup<FeedPage.Body> lookup = lookup(generation.current(answers.get(0)), page.topScore(), page.members(),
+              FeedPage.DEFAULT_LIMIT);
           generations.count(lookup.hit());
           return lookup;
         }).recover(err -> {

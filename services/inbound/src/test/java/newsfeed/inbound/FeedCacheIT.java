@@ -14,6 +14,7 @@ import newsfeed.common.redis.RedisConfig;
 import newsfeed.common.redis.RedisStore;
 import newsfeed.common.redis.StampedCache.Lookup;
 import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.StackRedis;
 import newsfeed.common.testing.TcpRelay;
 import newsfeed.common.testing.TestEvents;
 import org.junit.jupiter.api.AfterAll;
@@ -55,8 +56,7 @@ class FeedCacheIT {
   @BeforeAll
   static void start() {
     vertx = Vertx.vertx();
-    RedisConfig config = RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", StackEnv.get("REDIS_URL"))));
-    redis = Redis.createClient(vertx, config.options());
+    redis = StackRedis.client(vertx);
     RedisStore store = new RedisStore(redis, new SimpleMeterRegistry(), 2_000);
     // the service's keys: the friends are random ids no other test uses
     cache = FeedCache.create(vertx, store, Duration.ofSeconds(60), 32, REGISTRY);
@@ -277,7 +277,7 @@ class FeedCacheIT {
     assertFalse(page(friend).hit());
     cache.put(friend, slow.stamp(), List.of(row(friend, 100)), FeedPage.DEFAULT_LIMIT).await();
     assertFalse(page(friend).hit(), "stamped with the generation the post deleted");
-    evict(FeedCache.generationKey(friend));
+    StackRedis.evict(redis, FeedCache.generationKey(friend));
     assertFalse(page(friend).hit(), "an evicted generation is replaced by a fresh one, which no page carries");
   }
 
@@ -285,21 +285,16 @@ class FeedCacheIT {
   void aWriteCountedOnAnEvictedGenerationStillLeavesAnOlderFillStale() {
     long friend = friend();
     fill(friend, List.of(row(friend, 100)));
-    evict(FeedCache.generationKey(friend));
+    StackRedis.evict(redis, FeedCache.generationKey(friend));
     OutboundPostedEvent first = post(200);
     onLoop(() -> cache.insert(List.of(friend), first)).await();
     Lookup<FeedPage.Body> miss = page(friend);
     assertFalse(miss.hit(), "the page's stamp is not the generation that replaced the evicted one");
-    evict(FeedCache.generationKey(friend));
+    StackRedis.evict(redis, FeedCache.generationKey(friend));
     onLoop(() -> cache.insert(List.of(friend), post(300))).await();
     // a fill read before the second post, stamped with the generation counted on top of the first eviction
     cache.put(friend, miss.stamp(), List.of(row(friend, 100), row(friend, first)), FeedPage.DEFAULT_LIMIT).await();
     assertFalse(page(friend).hit(), "a write on an evicted generation counts on a fresh one");
-  }
-
-  // what Redis does to a key it evicts at its memory limit (maxmemory-policy)
-  private static void evict(String key) {
-    assertEquals(1L, redis.send(Request.cmd(Command.DEL).arg(key)).await().toLong(), "evicted " + key);
   }
 
   private static double updates(String result) {

@@ -134,10 +134,10 @@ public final class StampedCache {
       misses.increment();
       return Future.succeededFuture(Lookup.bypass());
     }
-    String fresh = freshGeneration();
-    return redis.batch("get", List.of(Request.cmd(Command.GET).arg(valueKey(id)), readGeneration(id, fresh)))
+    GenerationRead generation = readGeneration(id);
+    return redis.batch("get", List.of(Request.cmd(Command.GET).arg(valueKey(id)), generation.request()))
         .map(r -> {
-          Lookup<T> lookup = lookup(RedisStore.string(r.get(0)), generation(r.get(1), fresh), decode);
+          Lookup<T> lookup = lookup(RedisStore.string(r.get(0)), generation.current(r.get(1)), decode);
           (lookup.hit() ? hits : misses).increment();
           return lookup;
         }).recover(err -> {
@@ -168,25 +168,28 @@ public final class StampedCache {
   }
 
   /** A generation no value carries: random, and in a {@link #counted} cache a number in [2^32, 2^52). */
-  public String freshGeneration() {
+  String freshGeneration() {
     ThreadLocalRandom random = ThreadLocalRandom.current();
     return counted ? Long.toString(COUNT_BASE_MIN + random.nextLong(COUNT_BASE_RANGE))
         : Long.toString(random.nextLong() & Long.MAX_VALUE, 36);
   }
 
   /**
-   * Reads id's generation, putting {@code fresh} in its place when there is none (SET NX GET, Redis 7.0 or newer);
-   * {@link #generation} tells which one is current from the answer.
+   * A read of id's generation that puts a fresh one in its place when there is none (SET NX GET, Redis 7.0 or newer):
+   * send {@code request}, and {@code current} tells the generation from its answer.
    */
-  public Request readGeneration(long id, String fresh) {
-    return Request.cmd(Command.SET).arg(generationKey(id)).arg(fresh).arg("NX").arg("GET").arg("EX")
-        .arg(generationTtlSeconds);
+  public record GenerationRead(Request request, String fresh) {
+    /** The generation there was, or the fresh one the read put in place. */
+    public String current(Response answer) {
+      String there = RedisStore.string(answer);
+      return there == null ? fresh : there;
+    }
   }
 
-  /** The current generation after {@link #readGeneration}: the one there was, or the fresh one it put in place. */
-  public static String generation(Response answer, String fresh) {
-    String there = RedisStore.string(answer);
-    return there == null ? fresh : there;
+  public GenerationRead readGeneration(long id) {
+    String fresh = freshGeneration();
+    return new GenerationRead(Request.cmd(Command.SET).arg(generationKey(id)).arg(fresh).arg("NX").arg("GET")
+        .arg("EX").arg(generationTtlSeconds), fresh);
   }
 
   /** Caches a value read from the store after the miss that gave {@code stamp}; never fails. */

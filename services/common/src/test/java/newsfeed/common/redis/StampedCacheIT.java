@@ -5,16 +5,14 @@ import io.vertx.core.Vertx;
 import io.vertx.redis.client.Command;
 import io.vertx.redis.client.Redis;
 import io.vertx.redis.client.Request;
-import newsfeed.common.config.Env;
 import newsfeed.common.redis.StampedCache.Lookup;
-import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.StackRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
@@ -36,8 +34,7 @@ class StampedCacheIT {
   @BeforeAll
   static void start() {
     vertx = Vertx.vertx();
-    redis = Redis.createClient(vertx,
-        RedisConfig.fromEnv(new Env(Map.of("REDIS_URL", StackEnv.get("REDIS_URL")))).options());
+    redis = StackRedis.client(vertx);
     cache = new StampedCache(vertx, new RedisStore(redis, new SimpleMeterRegistry(), 2_000), "it", PREFIX,
         Duration.ofSeconds(60), new SimpleMeterRegistry());
   }
@@ -61,7 +58,7 @@ class StampedCacheIT {
     // the slow reader read the store before the write, and its fill lands last
     cache.put(id, slow.stamp(), "from before the write").await();
     assertFalse(cache.get(id, Function.identity()).await().hit(), "stamped with the generation the write deleted");
-    evict(StampedCache.generationKey(PREFIX, id));
+    StackRedis.evict(redis, StampedCache.generationKey(PREFIX, id));
     Lookup<String> after = cache.get(id, Function.identity()).await();
     assertFalse(after.hit(), "an evicted generation is replaced by a fresh one, which no value carries");
     cache.put(id, after.stamp(), "current").await();
@@ -76,11 +73,6 @@ class StampedCacheIT {
     assertEquals(misses.get(0).stamp(), misses.get(1).stamp());
     cache.put(id, misses.get(1).stamp(), "filled").await();
     assertTrue(cache.get(id, Function.identity()).await().hit());
-  }
-
-  // what Redis does to a key it evicts at its memory limit (maxmemory-policy)
-  private static void evict(String key) {
-    assertEquals(1L, redis.send(Request.cmd(Command.DEL).arg(key)).await().toLong(), "evicted " + key);
   }
 
   private static long id() {

@@ -54,9 +54,11 @@ class StampedCacheTest {
   @Test
   void aReaderPutsAFreshGenerationInPlaceOfAMissingOne() {
     StampedCache plain = new StampedCache(null, null, "p", "x:p", Duration.ofSeconds(60), new SimpleMeterRegistry());
-    assertEquals(List.of("set x:p-gen:42 g9 NX GET EX 420"), text(List.of(plain.readGeneration(42, "g9"))));
-    assertEquals("g1", StampedCache.generation(BulkType.create(Buffer.buffer("g1"), false), "g9"), "the one there was");
-    assertEquals("g9", StampedCache.generation(null, "g9"), "none: the fresh one, now in place");
+    StampedCache.GenerationRead read = plain.readGeneration(42);
+    assertTrue(read.fresh().matches("[0-9a-z]+"), read.fresh());
+    assertEquals(List.of("set x:p-gen:42 " + read.fresh() + " NX GET EX 420"), text(List.of(read.request())));
+    assertEquals("g1", read.current(BulkType.create(Buffer.buffer("g1"), false)), "the one there was");
+    assertEquals(read.fresh(), read.current(null), "none: the fresh one, now in place");
   }
 
   // a request as it goes on the wire (RESP) without the lengths: "incr key"
