@@ -58,7 +58,7 @@ node_ready() {
   [ "${s%% *}" = True ] && ! [[ "${s#* }" < "$1" ]]
 }
 # a real lookup through the kube-dns ClusterIP: kube-proxy's DNAT, the CoreDNS pod, the apiserver behind it
-dns_ok() { timeout 3 busybox nslookup kubernetes.default.svc.cluster.local "$DNS_IP" 2>/dev/null | grep -q "Address: *$API_SERVICE_IP"; }
+dns_ok() { timeout 3 busybox nslookup kubernetes.default.svc.cluster.local "$DNS_IP" 2>/dev/null | grep "Address: *$API_SERVICE_IP" > /dev/null; }
 
 addons_up() {
   local f

@@ -186,7 +186,7 @@ check_host() {
   case $STACK_HOST in
     0.0.0.0 | :: | '*' | '') die "NEWSFEED_STACK_HOST='$STACK_HOST': give one address of this machine, not a wildcard" ;;
   esac
-  if [ "$STACK_HOST" != 127.0.0.1 ] && ! ip -o addr show | awk '{print $4}' | grep -q "^$STACK_HOST/"; then
+  if [ "$STACK_HOST" != 127.0.0.1 ] && ! ip -o addr show | awk '{print $4}' | grep "^$STACK_HOST/" > /dev/null; then
     die "NEWSFEED_STACK_HOST=$STACK_HOST is no address of this machine (is the local node up? ci/local/cluster.sh env)"
   fi
   if [ -f "$f" ] && [ "$(cat "$f")" != "$STACK_HOST" ]; then

@@ -425,7 +425,7 @@ check "PodSecurity restricted warns about a privileged Deployment: \"would viola
 install_profile() {
   local c=$1 f=$2 ns=$3 flags=() out rc=0
   restricted_namespace "$ns" || return 1
-  if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -qv '^test'; then flags+=(--no-hooks); fi
+  if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -v '^test' > /dev/null; then flags+=(--no-hooks); fi
   # shellcheck disable=SC2046
   out=$(helm install "$RELEASE" "$WORK/charts/$c" -n "$ns" -f "$f" $(offline_args "$c") "${flags[@]}" --timeout 2m 2>&1) || rc=$?
   echo "$out"
@@ -555,7 +555,7 @@ for p in "${PROFILES[@]}"; do
     check "$name: kubectl create job --from=cronjob/$RELEASE-k6-smoke creates the Job and its Pod" k6_job "$ns"
     check "$name: Helm hooks accepted by kubectl apply --dry-run=server" hooks_accepted "$ns"
     check "$name: helm test creates the test Pods" helm_test_pods "$ns"
-  elif manifests hooks "$WORK/render/$ns/a.yaml" | grep -q .; then
+  elif manifests hooks "$WORK/render/$ns/a.yaml" | grep . > /dev/null; then
     check "$name: hooks accepted by kubectl apply --dry-run=server" hooks_accepted "$ns"
   fi
 done
@@ -565,7 +565,7 @@ done
 upgrade_profile() {
   local ns=$1 flags=() args=() f; shift
   for f in "$@"; do args+=(-f "$f"); done
-  if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -qv '^test'; then flags+=(--no-hooks); fi
+  if manifests hooks "$WORK/render/$ns/a.yaml" 2>/dev/null | grep -v '^test' > /dev/null; then flags+=(--no-hooks); fi
   # shellcheck disable=SC2046
   helm upgrade "$RELEASE" "$WORK/charts/$UMBRELLA" -n "$ns" "${args[@]}" $(offline_args "$UMBRELLA") "${flags[@]}" \
     --timeout 2m > /dev/null

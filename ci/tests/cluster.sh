@@ -147,10 +147,10 @@ fi
 note "up took $((SECONDS - t)) s"
 kcheck "node $NODE Ready" kc wait --for=condition=Ready "node/$NODE" --timeout=60s
 check "CoreDNS answers kubernetes.default.svc.cluster.local on 10.96.0.10" \
-  bash -c 'busybox nslookup kubernetes.default.svc.cluster.local 10.96.0.10 | grep -q "Address: *10.96.0.1$"'
+  bash -c 'busybox nslookup kubernetes.default.svc.cluster.local 10.96.0.10 | grep "Address: *10.96.0.1$" > /dev/null'
 check "names outside cluster.local are not forwarded anywhere" \
   bash -c '! timeout 5 busybox nslookup example.com 10.96.0.10'
-routed_here() { local a; for a in "$@"; do ip route get "$a" | grep -q "dev nfnode0" || return 1; done; }
+routed_here() { local a; for a in "$@"; do ip route get "$a" | grep "dev nfnode0" > /dev/null || return 1; done; }
 check "cluster addresses are routed to the node bridge, not off the machine" routed_here 10.96.200.1 10.244.9.9 10.245.0.9
 env_ok() { bash ci/local/cluster.sh env > "$WORK/env"; grep -qx "export KUBECONFIG=$KUBECONFIG" "$WORK/env" && grep -q "NODE_IP=$NODE_IP" "$WORK/env"; }
 check "ci/local/cluster.sh env prints KUBECONFIG and NODE_IP" env_ok
@@ -171,7 +171,7 @@ web_image() {
   python3 ci/local/cluster/oci-image.py "$WEB_IMAGE" "$r" "$WORK/web.tar" --user 65534:65534 --expose 8080 \
     --entrypoint '["/bin/busybox", "httpd", "-f", "-p", "8080", "-h", "/www"]' &&
     bash ci/local/cluster.sh import "$WORK/web.tar" &&
-    bash ci/local/cluster.sh cri images | grep -q "$WEB_IMAGE"
+    bash ci/local/cluster.sh cri images | grep "$WEB_IMAGE" > /dev/null
 }
 check "an image from ci/local/cluster/oci-image.py imported with ci/local/cluster.sh import" web_image
 
@@ -241,13 +241,13 @@ EOF
 kcheck "Deployment web rolled out (2 replicas)" kc -n "$NS" rollout status deploy/web --timeout=120s
 kcheck "a Job reaches Service web by its DNS name" kc -n "$NS" wait --for=condition=complete job/fetch --timeout=120s
 kcheck "the Job reached a host process listening on the node IP" \
-  bash -c "kubectl --kubeconfig '$KUBECONFIG' -n $NS logs job/fetch | grep -q 'hello from the host'"
+  bash -c "kubectl --kubeconfig '$KUBECONFIG' -n $NS logs job/fetch | grep 'hello from the host' > /dev/null"
 kc -n "$NS" create job tick-now --from=cronjob/tick >/dev/null 2>&1 || true
 kcheck "kubectl create job --from=cronjob completes" kc -n "$NS" wait --for=condition=complete job/tick-now --timeout=90s
 kcheck "restricted pod (non-root, read-only root, drop ALL) runs" kc -n "$NS" wait --for=condition=Ready pod/restricted --timeout=90s
 kcheck "restricted pod: uid 65534, read-only root, no capabilities" bash -c \
-  "poll() { for _ in 1 2 3 4 5 6 7 8 9 10; do kubectl --kubeconfig '$KUBECONFIG' -n $NS logs restricted | tr '\n' ' ' | grep -Eq '^65534 rootfs-read-only CapEff:\s+0+ ' && return 0; sleep 1; done; return 1; }; poll"
-kcheck "kubectl exec" bash -c "kubectl --kubeconfig '$KUBECONFIG' -n $NS exec deploy/web -- /bin/busybox cat /www/index.html | grep -q 'web image'"
+  "poll() { for _ in 1 2 3 4 5 6 7 8 9 10; do kubectl --kubeconfig '$KUBECONFIG' -n $NS logs restricted | tr '\n' ' ' | grep -E '^65534 rootfs-read-only CapEff:\s+0+ ' > /dev/null && return 0; sleep 1; done; return 1; }; poll"
+kcheck "kubectl exec" bash -c "kubectl --kubeconfig '$KUBECONFIG' -n $NS exec deploy/web -- /bin/busybox cat /www/index.html | grep 'web image' > /dev/null"
 kcheck "metrics API available" kc wait --for=condition=Available apiservice/v1beta1.metrics.k8s.io --timeout=120s
 t=$SECONDS
 kcheck "kubectl top pod" poll 120 kc -n "$NS" top pod
@@ -302,10 +302,10 @@ t=$SECONDS
 check "make cluster-up again (etcd keeps the cluster's objects)" make -s cluster-up
 note "second up took $((SECONDS - t)) s"
 started=true
-check "up twice: already running" bash -c "bash ci/local/cluster.sh up 2>&1 | grep -q 'already running'"
+check "up twice: already running" bash -c "bash ci/local/cluster.sh up 2>&1 | grep 'already running' > /dev/null"
 check "make cluster-down" make -s cluster-down
 started=false
-check "down twice: nothing to stop" bash -c "bash ci/local/cluster.sh down 2>&1 | grep -q 'nothing to stop'"
+check "down twice: nothing to stop" bash -c "bash ci/local/cluster.sh down 2>&1 | grep 'nothing to stop' > /dev/null"
 machine_state > "$WORK/machine.after2"
 check "machine as before after the second down" diff "$WORK/machine.before" "$WORK/machine.after2"
 

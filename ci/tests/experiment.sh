@@ -74,7 +74,7 @@ percentiles_numeric() {
   local c
   [ -f "$OUT/results.csv" ] || return 1
   for c in p50_ms p95_ms p99_ms api_p95_ms; do
-    column "$c" | grep -qvE '^[0-9]+(\.[0-9]+)?$' && { echo "non-numeric $c: $(column "$c" | tr '\n' ' ')" >&2; return 1; }
+    column "$c" | grep -vE '^[0-9]+(\.[0-9]+)?$' > /dev/null && { echo "non-numeric $c: $(column "$c" | tr '\n' ' ')" >&2; return 1; }
   done
   return 0
 }

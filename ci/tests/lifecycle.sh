@@ -44,7 +44,7 @@ check() {
 }
 last_log() { ls "$OUT"/[0-9]*.log | tail -n 1; }
 
-listening() { ss -Hltn "sport = :$1" | grep -q .; }
+listening() { ss -Hltn "sport = :$1" | grep . > /dev/null; }
 none_listening() { local p; for p in "$@"; do listening "$p" && { echo "port $p still listening"; return 1; }; done; return 0; }
 all_listening() { local p; for p in "$@"; do listening "$p" || { echo "port $p not listening"; return 1; }; done; return 0; }
 services_answer() { local p; for p in "${SERVICE_PORTS[@]}"; do curl -sf -m 5 -o /dev/null "http://127.0.0.1:$p/health/ready" || return 1; done; }

@@ -47,7 +47,7 @@ check "chart READMEs match helm-docs" readmes_in_sync
 scripts_executable() {
   local f rc=0
   while IFS= read -r f; do
-    [ -f "$f" ] && head -c2 "$f" | grep -q '^#!' || continue
+    [ -f "$f" ] && head -c2 "$f" | grep '^#!' > /dev/null || continue
     [ "$(git ls-files -s -- "$f" | cut -c1-6)" = 100755 ] || { echo "not executable in git: $f (git update-index --chmod=+x $f)"; rc=1; }
   done < <(git ls-files -- '*.sh' '*.py' .ci/run)
   return $rc
@@ -83,6 +83,13 @@ counted_lines "documented command " ci/tests/docs/commands.py python3 ci/tests/d
 counted_lines "" ci/tests/lint/operator_versions.py python3 ci/tests/lint/operator_versions.py
 check "operator version check refuses planted drift (ci/tests/lint/operator_versions_drift.sh)" \
   bash ci/tests/lint/operator_versions_drift.sh
+
+# no pipe into grep -q: its early exit kills the writer (SIGPIPE) and fails the pipeline under pipefail, at random
+check "no pipe into grep -q in the shell scripts (ci/tests/lint/quiet_grep.py)" python3 ci/tests/lint/quiet_grep.py
+planted_quiet_grep() {  # a planted pipe found, also over a line break; a comment, here-string or || is not one
+  [ "$(python3 ci/tests/lint/quiet_grep.py ci/tests/lint/quiet_grep_planted.txt | grep -c ': a pipe into grep -q')" = 2 ]
+}
+check "the grep -q check finds planted pipes into grep -q" planted_quiet_grep
 
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

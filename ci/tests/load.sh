@@ -241,7 +241,7 @@ if ! OUT=$overload_out OVERLOAD_LIMITS="0 1" OVERLOAD_RATE=200 OVERLOAD_VUS=40 O
 elif ! why=$(overload_rows "$overload_out/results.tsv" 2>&1); then
   fail overload-step "${why##*$'\n'} ($overload_out/results.tsv)"
 elif ! curl -sf "$(bash ci/local/services.sh ports outbound | head -n 1 | sed 's|^|http://127.0.0.1:|')/metrics" |
-    grep -q '^newsfeed_http_server_max_in_flight{service="outbound"} 512'; then
+    grep '^newsfeed_http_server_max_in_flight{service="outbound"} 512' > /dev/null; then
   fail overload-step "outbound not back at its bound of 512 after the step ($overload_out.log)"
 else
   pass overload-step

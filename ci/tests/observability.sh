@@ -247,7 +247,7 @@ rule_groups_loaded() {
   [ "$want" = "$got" ] || { echo "  rule groups: want '$want', got '$got'" >&2; return 1; }
 }
 check "GET /api/v1/rules lists every group of the rules and alerts files" rule_groups_loaded
-start_is_idempotent() { bash ci/local/prometheus.sh start 2>&1 | grep -q "already running"; }
+start_is_idempotent() { bash ci/local/prometheus.sh start 2>&1 | grep "already running" > /dev/null; }
 check "prometheus.sh start again: already running" start_is_idempotent
 check "prometheus.sh status: running" bash ci/local/prometheus.sh status
 

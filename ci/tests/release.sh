@@ -328,7 +328,7 @@ drift_seen() {
   if python3 ci/local/cluster/check-image-config.py "$TMP/drift.Dockerfile" "$1" SERVICE=social-graph > "$TMP/drift.out"; then
     echo "no drift reported for a changed USER and WORKDIR"; cat "$TMP/drift.out"; return 1
   fi
-  grep -c '^DRIFT - \(USER\|WORKDIR\)' "$TMP/drift.out" | grep -qx 2
+  grep -c '^DRIFT - \(USER\|WORKDIR\)' "$TMP/drift.out" | grep -x 2 > /dev/null
 }
 # the runtime jlinked for those images (ci/local/cluster/images/jre.sh) holds every module the jars need (jdeps): a
 # module missing is a class missing only when a pod starts; the same comparison must report a module taken out

@@ -91,17 +91,17 @@ redis_refuses_disabled_commands() {
 }
 
 kafka_topic_has_partitions() {
-  kafka_tool create-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" | grep -qx "$KAFKA_TOPIC partitions=6"
+  kafka_tool create-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" "$KAFKA_PARTITIONS" | grep -x "$KAFKA_TOPIC partitions=6" > /dev/null
 }
 
 # the schema step set retention on the events topic and created each group's dead-letter topic with its own
 kafka_topics_have_retention() {
   local group
   kafka_tool describe-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" |
-    grep -qx "$KAFKA_TOPIC partitions=6 retention.ms=$KAFKA_RETENTION_MS" || return 1
+    grep -x "$KAFKA_TOPIC partitions=6 retention.ms=$KAFKA_RETENTION_MS" > /dev/null || return 1
   for group in $KAFKA_GROUPS; do
     kafka_tool describe-topic "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC.$group.dead-letter" |
-      grep -qx "$KAFKA_TOPIC.$group.dead-letter partitions=1 retention.ms=$KAFKA_DEAD_LETTER_RETENTION_MS" || return 1
+      grep -x "$KAFKA_TOPIC.$group.dead-letter partitions=1 retention.ms=$KAFKA_DEAD_LETTER_RETENTION_MS" > /dev/null || return 1
   done
 }
 
@@ -129,7 +129,7 @@ solr_add_query() {
     -d "[{\"id\":\"$id\",\"participant_id\":42,\"from\":\"/participant/42\",\"occurred\":\"2026-11-22T15:30:00Z\",\"subject\":\"Running shoes\",\"story\":\"I went running today\"}]" >/dev/null || return 1
   local i
   for i in $(seq 1 20); do
-    if curl -fsS -m 5 "$(solr_url)/$SOLR_CORE/select?q=run&fq=participant_id:42&fl=id&wt=json" | grep -q "\"$id\""; then
+    if curl -fsS -m 5 "$(solr_url)/$SOLR_CORE/select?q=run&fq=participant_id:42&fl=id&wt=json" | grep "\"$id\"" > /dev/null; then
       return 0
     fi
     sleep 0.5
@@ -143,7 +143,7 @@ metric_value() {  # metric_value ADDRESS SERIES: the sample of that exact series
 
 # the exporter beside Redis reaches it (CONFIG is renamed away: nothing asks for it) and counts its commands
 redis_exporter_serves() {
-  metric_value "127.0.0.1:$REDIS_EXPORTER_PORT" redis_up | grep -qx 1 &&
+  metric_value "127.0.0.1:$REDIS_EXPORTER_PORT" redis_up | grep -x 1 > /dev/null &&
     [ "$(metric_value "127.0.0.1:$REDIS_EXPORTER_PORT" 'redis_commands_total{cmd="set"}')" -ge 1 ] &&
     ! grep -qi "error" "$(store_log redis-exporter)"
 }
@@ -155,7 +155,7 @@ kafka_exporter_serves() {
     "kafka_server_brokertopicmetrics_messagesinpersec_count{topic=\"$KAFKA_TOPIC\"}") &&
     awk -v n="$n" 'BEGIN {exit !(n >= 1)}' &&
     metric_value "127.0.0.1:$KAFKA_JMX_EXPORTER_PORT" kafka_controller_kafkacontroller_activecontrollercount_value |
-    grep -qx 1.0
+    grep -x 1.0 > /dev/null
 }
 
 # the lag exporter beside Kafka sees a group from the broker's side, with nobody consuming: after a member of a new
@@ -169,7 +169,7 @@ kafka_lag_exporter_serves() {
     kafka_tool produce "127.0.0.1:$KAFKA_PORT" "$KAFKA_TOPIC" lag-b b >/dev/null &&
     after=$(metric_value "$address" "kafka_consumergroup_lag_sum{consumergroup=\"$group\",topic=\"$KAFKA_TOPIC\"}") &&
     [ "$((after - before))" -eq 2 ] || { echo "lag of $group: $before, then $after after 2 records" >&2; return 1; }
-  metric_value "$address" "kafka_consumergroup_members{consumergroup=\"$group\"}" | grep -qx 0 &&
+  metric_value "$address" "kafka_consumergroup_members{consumergroup=\"$group\"}" | grep -x 0 > /dev/null &&
     metrics=$(curl -fsS "http://$address/metrics") &&
     python3 - "$group" "$KAFKA_TOPIC" "$metrics" <<'PY'
 import re, sys
@@ -199,12 +199,12 @@ cassandra_exporter_serves() {
     awk -v n="$writes" 'BEGIN {exit !(n >= 2)}' || { echo "coordinated writes: '$writes'" >&2; return 1; }
   for table in outbound inbound; do
     metric_value "$address" "${prefix}_table_write_latency_count{keyspace=\"newsfeed\",table=\"$table\"}" |
-      grep -qx 1.0 || { echo "writes to $table: not 1" >&2; return 1; }
+      grep -x 1.0 > /dev/null || { echo "writes to $table: not 1" >&2; return 1; }
     metric_value "$address" "${prefix}_table_read_latency_count{keyspace=\"newsfeed\",table=\"$table\"}" |
-      grep -qx 1.0 || { echo "reads of $table: not 1" >&2; return 1; }
+      grep -x 1.0 > /dev/null || { echo "reads of $table: not 1" >&2; return 1; }
   done
   # the meters of a request type as counters (_total), the node's load in bytes, a thread pool's queue
-  metric_value "$address" "${prefix}_client_request_timeouts_total{request_type=\"Write\"}" | grep -qx 0.0 &&
+  metric_value "$address" "${prefix}_client_request_timeouts_total{request_type=\"Write\"}" | grep -x 0.0 > /dev/null &&
     awk -v n="$(metric_value "$address" "${prefix}_storage_load")" 'BEGIN {exit !(n > 0)}' &&
     metric_value "$address" \
       "${prefix}_thread_pools_pending_tasks{pool_name=\"MutationStage\",pool_type=\"request\"}" >/dev/null
@@ -221,7 +221,7 @@ pg_sample() {
 # (more than its own queries commit meanwhile) and one rolled back (it rolls none back itself)
 postgresql_exporter_serves() {
   local commits rollbacks i active
-  pg_sample cnpg_collector_up 'cluster="postgresql-local"' | grep -qx 1 || { echo "cnpg_collector_up not 1" >&2; return 1; }
+  pg_sample cnpg_collector_up 'cluster="postgresql-local"' | grep -x 1 > /dev/null || { echo "cnpg_collector_up not 1" >&2; return 1; }
   # the exporter's own query is the one active backend of user newsfeed; in about 1 scrape of 75 another of its
   # connections is still active too and it reads 2, so up to 10 scrapes, one of which must read exactly 1
   for i in $(seq 1 10); do

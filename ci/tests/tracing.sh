@@ -70,7 +70,9 @@ documented_exemplars() {  # the command of docs/observability.md#exemplars-from-
   # the client samples exemplars at a limited rate, so a request's own may be skipped: up to 3 requests, 2 s apart
   for try in 1 2 3; do
     curl -s -o /dev/null "$OUTBOUND_URL/participant/1/outbound" || return 1
-    out=$(curl -s -H 'Accept: application/openmetrics-text' "$OUTBOUND_URL/metrics" | grep -m3 'trace_id=') && break
+    # the page read whole, then searched: grep -m3 on curl's pipe would cut curl short (SIGPIPE under pipefail)
+    out=$(curl -s -H 'Accept: application/openmetrics-text' "$OUTBOUND_URL/metrics") &&
+      out=$(grep -m3 'trace_id=' <<< "$out") && break
     echo "request $try: no exemplar"
     sleep 2
   done
@@ -140,7 +142,7 @@ jaeger_down_twice() {
     if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "port $p still open"; return 1; fi
   done
 }
-check "make jaeger-up again says it is running" bash -c 'make jaeger-up 2>&1 | grep -q "already running"'
+check "make jaeger-up again says it is running" bash -c 'make jaeger-up 2>&1 | grep "already running" > /dev/null'
 check "make jaeger-down, twice: Jaeger's ports are closed" jaeger_down_twice
 
 echo "tracing: $passed passed, $failed failed"

@@ -39,7 +39,7 @@ mode_prepare() {
     bash ci/local/prometheus.sh start || die "ci/local/prometheus.sh start failed"
   fi
   PROMETHEUS_URL=${PROMETHEUS_URL:-http://127.0.0.1:$((19090 + OFFSET))}
-  bash ci/local/gateway.sh status | grep -q '^gateway running' || started_gateway=true
+  bash ci/local/gateway.sh status | grep '^gateway running' > /dev/null || started_gateway=true
 }
 
 # Scales the service to $1 instances: starts the missing ones; fewer than now means a graceful stop of all

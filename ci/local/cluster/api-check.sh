@@ -22,17 +22,17 @@ b=$(call POST "$SOCIAL_GRAPH_URL/participant" '{"name":"Bob"}' | id_of) || fail 
 echo "ok - social-graph: participants $a and $b"
 call POST "$SOCIAL_GRAPH_URL/participant/$a/friends" "{\"from\":\"/participant/$a\",\"to\":\"/participant/$b\"}" >/dev/null ||
   fail "POST /participant/$a/friends"
-call GET "$SOCIAL_GRAPH_URL/participant/$b/friends" | grep -q "/participant/$a" || fail "GET /participant/$b/friends lacks $a"
+call GET "$SOCIAL_GRAPH_URL/participant/$b/friends" | grep "/participant/$a" > /dev/null || fail "GET /participant/$b/friends lacks $a"
 echo "ok - social-graph: $a and $b are friends"
 call POST "$OUTBOUND_URL/participant/$a/outbound" \
   "{\"from\":\"/participant/$a\",\"subject\":\"hello $word\",\"story\":\"posted from a pod of the $word cluster\"}" >/dev/null ||
   fail "POST /participant/$a/outbound"
-call GET "$OUTBOUND_URL/participant/$a/outbound" | grep -q "$word" || fail "the post is not in $a's outbound"
+call GET "$OUTBOUND_URL/participant/$a/outbound" | grep "$word" > /dev/null || fail "the post is not in $a's outbound"
 echo "ok - outbound: the post is stored"
 # fan-out and indexing are asynchronous: poll URL until its body has PATTERN, for up to a minute
 poll() {
   i=0
-  until call GET "$1" 2>/dev/null | grep -q "$2"; do
+  until call GET "$1" 2>/dev/null | grep "$2" > /dev/null; do
     i=$((i + 1)); [ "$i" -lt 60 ] || return 1; sleep 1
   done
 }

@@ -33,7 +33,7 @@ url() {
   echo "http://$ip"
 }
 # Traefik's /ping is on the pod's port 8080, not on the Service: ask the pod through the apiserver's proxy
-ready() { kc -n "$NS" get --raw "/api/v1/namespaces/$NS/pods/$(pod):8080/proxy/ping" 2>/dev/null | grep -qx OK; }
+ready() { kc -n "$NS" get --raw "/api/v1/namespaces/$NS/pods/$(pod):8080/proxy/ping" 2>/dev/null | grep -x OK > /dev/null; }
 pod() { kc -n "$NS" get pods -l app.kubernetes.io/name=traefik -o jsonpath='{.items[0].metadata.name}'; }
 
 up() {

@@ -32,12 +32,12 @@ ing_classic_form() {
   local headers id
   headers=$(ing_curl -f -o /dev/null -D - -X POST -H 'Content-Type: application/x-www-form-urlencoded' \
     --data 'name=Form+Ingrid' "http://$ING_HOST/participant") && echo "$headers" &&
-    echo "$headers" | grep -q '^HTTP/1.1 200' &&
+    echo "$headers" | grep '^HTTP/1.1 200' > /dev/null &&
     id=$(echo "$headers" | tr -d '\r' | sed -n 's|^[Ll]ocation: */participant/\([0-9][0-9]*\)$|\1|p') && [ -n "$id" ] &&
-    ing_curl -f "http://$ING_HOST/participant/$id" | tee /dev/stderr | grep -q '"name":"Form Ingrid"' &&
+    ing_curl -f "http://$ING_HOST/participant/$id" | tee /dev/stderr | grep '"name":"Form Ingrid"' > /dev/null &&
     ing_curl -f -X POST -H 'Content-Type: application/json' \
       -d '{"query":"mutation { createParticipant(input: {name: \"Graph Ingrid\"}) { id name } }"}' "http://$ING_HOST/" |
-      tee /dev/stderr | grep -q '"name":"Graph Ingrid"'
+      tee /dev/stderr | grep '"name":"Graph Ingrid"' > /dev/null
 }
 # the classic load client's whole request sequence in JSON, form and GraphQL mode with its integration test's
 # assertions (services/e2e ClassicClientIT), through the Ingress: Traefik's address, the Ingress host as Host
@@ -50,7 +50,7 @@ ing_get_participant() {
   local id
   id=$(ing_curl -f -X POST -H 'Content-Type: application/json' -d '{"name":"Ingrid"}' "http://$ING_HOST/participant" |
     sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p') && [ -n "$id" ] &&
-    ing_curl -f "http://$ING_HOST/participant/$id" | tee /dev/stderr | grep -q '"name":"Ingrid"'
+    ing_curl -f "http://$ING_HOST/participant/$id" | tee /dev/stderr | grep '"name":"Ingrid"' > /dev/null
 }
 ing_foreign_host() { [ "$(curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -H 'Host: other.example' "http://$ING_IP/participant")" = 404 ]; }
 # every request of each route's shape reached that route's Service, none another: Traefik's JSON access log
@@ -75,7 +75,7 @@ ing_routes_logged() {
 }
 ing_helm_test() {
   ing_helm test newsfeed -n "$ING_NS" --timeout 3m | tee /dev/stderr |
-    grep -A3 'TEST SUITE: *newsfeed-test-gateway' | grep -q 'Phase: *Succeeded'
+    grep -A3 'TEST SUITE: *newsfeed-test-gateway' | grep 'Phase: *Succeeded' > /dev/null
 }
 # Traefik is Ready before its provider has turned the Ingress into routers: until then it answers 404 itself
 ING_PROBE='/outbound?keywords=ingress-probe'

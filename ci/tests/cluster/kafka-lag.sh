@@ -13,7 +13,7 @@ lag_pod_ready() {
   kc -n "$LAG_NS" rollout status "deploy/$LAG_NAME" --timeout=120s &&
     kc -n "$LAG_NS" get pods -l app.kubernetes.io/component=kafka-lag-exporter \
       -o jsonpath='{range .items[*]}{.spec.containers[0].image} {.status.containerStatuses[0].ready}{"\n"}{end}' |
-    tee /dev/stderr | grep -qx "localhost/newsfeed-kafka-lag-exporter:[^ ]* true"
+    tee /dev/stderr | grep -x "localhost/newsfeed-kafka-lag-exporter:[^ ]* true" > /dev/null
 }
 # lag_group GROUP: members > 0, a committed offset > 0 and a lag series on the outbound topic
 lag_group() {

@@ -84,7 +84,7 @@ report_made() {
 monitoring_gone() {
   ! kc get namespace monitoring 2>/dev/null &&
     [ -z "$(kc get clusterrole,clusterrolebinding -l app.kubernetes.io/part-of=newsfeed-monitoring -o name)" ] &&
-    ! kc get crd -o name | grep -q monitoring.coreos.com
+    ! kc get crd -o name | grep monitoring.coreos.com > /dev/null
 }
 report_ok() {
   python3 - "$1/per-minute.csv" <<'PY'

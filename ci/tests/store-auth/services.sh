@@ -56,7 +56,7 @@ no_admin_password_in_services() {
   [ "$(grep -c . "$WORK/admin-passwords")" -eq 3 ] || { echo "not the 3 admins' passwords in stack.env"; stop_services; return 1; }
   for p in $pids; do
     n=$((n + 1))
-    if tr '\0' '\n' < "/proc/$p/environ" | cut -d= -f2- | grep -qxFf "$WORK/admin-passwords"; then
+    if tr '\0' '\n' < "/proc/$p/environ" | cut -d= -f2- | grep -xFf "$WORK/admin-passwords" > /dev/null; then
       echo "process $p holds an admin's password"; stop_services; return 1
     fi
   done

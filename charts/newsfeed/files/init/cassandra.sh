@@ -35,7 +35,7 @@ role() {
     '' | *[!a-z0-9_]*) echo "cassandra.sh: role name '$1' must be lower case letters, digits and _" >&2; exit 2 ;;
   esac
   literal=$(printf '%s' "$2" | sed "s/'/''/g")
-  if printf '%s\n' "$existing" | grep -qx " *$1 *"; then
+  if printf '%s\n' "$existing" | grep -x " *$1 *" > /dev/null; then
     printf "ALTER ROLE %s WITH PASSWORD = '%s' AND LOGIN = true AND SUPERUSER = false;\n" "$1" "$literal"
   else
     printf "CREATE ROLE IF NOT EXISTS %s WITH PASSWORD = '%s' AND LOGIN = true AND SUPERUSER = false;\n" "$1" "$literal"

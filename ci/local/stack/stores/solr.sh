@@ -75,7 +75,7 @@ solr_curl() {
 }
 
 # ready = the node answers and core `outbound` is loaded and answers a ping
-solr_ready() { solr_curl -fsS -m 5 "$(solr_url)/$SOLR_CORE/admin/ping?wt=json" | grep -q '"status":"OK"'; }
+solr_ready() { solr_curl -fsS -m 5 "$(solr_url)/$SOLR_CORE/admin/ping?wt=json" | grep '"status":"OK"' > /dev/null; }
 solr_schema() { :; }   # the core and its configset are laid down before start (solr_start)
 solr_stop_signal() { echo TERM; }
 
