@@ -180,12 +180,13 @@ fi
 # the benchmark's growth step as a user runs it, tiny: stage 1 adds 60 participants (3 hubs of 19 friends, 2 posts
 # each: 114 rows), stage 2 adds 90 (3 hubs of 29, 3 posts each: 261 more rows); every stage's fan-out completed;
 # each stage's load also read feeds of participants it did not make (k6's p95 of those cold reads in the table)
-growth_table() {  # growth_table FILE: stages 0-2, counts that grow by at least what was added, every memory and disk
+growth_table() {  # growth_table FILE: stages 0-2, counts that grow by at least what was added, every memory and disk,
+                  # Redis' own memory within its maxmemory
   python3 - "$1" <<'PY'
 import sys
 tables = open(sys.argv[1]).read().strip().split("\n\n")
 parse = lambda t: [[c.strip() for c in l.strip().strip("|").split("|")] for l in t.splitlines()]
-(head, _, *rows), (mhead, _, *mrows) = parse(tables[0]), parse(tables[1])
+(head, _, *rows), (mhead, _, *mrows), (rhead, _, *rrows) = parse(tables[0]), parse(tables[1]), parse(tables[2])
 cells = [dict(zip(head, r)) for r in rows]
 assert [c["stage"] for c in cells] == ["0", "1", "2"], cells
 num = lambda v: int(v.replace(",", ""))
@@ -202,6 +203,9 @@ want = [f"{p} memory MiB" for p in ("social-graph-1", "outbound-1", "inbound-1",
                                                                                                "postgresql", "solr")]
 assert not [w for w in want if w not in mhead], mhead
 assert all(float(dict(zip(mhead, r))[w]) > 0 for r in mrows for w in want) and len(mrows) == 3, mrows
+redis = [{k: num(v) for k, v in zip(rhead, r)} for r in rrows]
+assert len(redis) == 3 and all(r["redis used MiB"] > 0 and r["redis keys"] > 0 and r["redis evicted keys"] >= 0
+                               and r["redis maxmemory MiB"] >= r["redis used MiB"] for r in redis), redis
 PY
 }
 growth_out=$NEWSFEED_RUN/bench-growth-$STAMP

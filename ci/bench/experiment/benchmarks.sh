@@ -11,8 +11,8 @@
 #   growth   the stored data grown stage by stage through the API (k6/grow.js, GROWTH_STAGES), and before the first
 #            stage and after each the same mixed load (GROWTH_RATE, 1000/s, GROWTH_DURATION, 60s) measured, with
 #            GROWTH_COLD_READS_PER_POST (1) reads of the feeds of any participant there is beside the 4 of its own;
-#            the table of the stages (stored data, latency, CPU, memory and disk of every component) is
-#            OUT/growth/stages.md; run only when named
+#            the table of the stages (stored data, latency, CPU, memory and disk of every component, Redis' own
+#            used memory, keys and evictions) is OUT/growth/stages.md; run only when named
 #   overload posts offered beyond what the machine serves (OVERLOAD_RATE, 2500/s, by up to OVERLOAD_VUS, 1500, k6 VUs, so
 #            k6 does not bound the requests in flight), once per HTTP_MAX_IN_FLIGHT of OVERLOAD_LIMITS ("0 512"),
 #            outbound restarted with it and warmed for OVERLOAD_WARMUP (30s); with a route's answers split by status in
@@ -268,7 +268,7 @@ step_growth() {
 # growth_load N JSON: the mixed load of stage N, then the stage's record (JSON and the stores' counts, memory, disk);
 # called from step_growth, whose dir, pids and stack it reads
 growth_load() {
-  local participants friendships first last cold
+  local participants friendships first last cold redis
   # the cold reads draw from every participant there is before the load (the grown ones, all but a few thousand)
   read -r first last < <(stack_sql "SELECT min(id), max(id) FROM participant")
   load_step "growth-$1" experiment read_inbound,post_outbound,read_cold "${GROWTH_RATE:-1000}" \
@@ -279,10 +279,22 @@ growth_load() {
     2>/dev/null) || cold=null
   read -r participants friendships < <(stack_sql \
     "SELECT (SELECT count(*) FROM participant), (SELECT count(*) / 2 FROM friendship)")
+  # Redis' own view: its process memory (the memory table) is not what maxmemory bounds, and what it evicted shows
+  # whether the cache still holds the working set
+  redis=$(stack_redis INFO | awk -F: '/^used_memory:/ { u = $2 } /^maxmemory:/ { m = $2 } /^evicted_keys:/ { e = $2 }
+    /^db0:/ { split($2, kv, "[=,]"); k = kv[2] }
+    END { if (u) printf "{\"used_memory_mib\":%.0f,\"maxmemory_mib\":%.0f,\"evicted_keys\":%d,\"keys\":%d}",
+            u / 1048576, m / 1048576, e, k }') || redis=
   python3 ci/bench/experiment/growth_watch.py stage "$dir/stage-$1.json" \
     "$(jq -c --argjson p "${participants:-null}" --argjson f "${friendships:-null}" --argjson c "${cold:-null}" \
-      '. + {participants: $p, friendships: $f, cold_read_p95_ms: $c}' <<< "$2")" "${pids[@]}" -- \
+      --argjson r "${redis:-null}" '. + {participants: $p, friendships: $f, cold_read_p95_ms: $c, redis: $r}' \
+      <<< "$2")" "${pids[@]}" -- \
     "$stack"/{cassandra,kafka,postgresql,redis,solr}
+}
+# one command to the stack's Redis, its answer without the protocol's carriage returns
+stack_redis() {
+  # shellcheck source=/dev/null   # the stack env file: REDIS_URL
+  ( set -a; . "$(stack_env)"; set +a; redis-cli -u "$REDIS_URL" "$@" ) | tr -d '\r'
 }
 # one query in the stack's PostgreSQL as the services' user, its row's cells separated by spaces
 stack_sql() {

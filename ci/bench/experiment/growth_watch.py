@@ -9,7 +9,8 @@
   growth_watch.py table DIR RESULTS
       Markdown tables of the stages DIR/stage-N.json joined with their load rows of RESULTS (step growth-N): the
       stored data, what the mixed load got (k6's and the services' p95, feed cache hits, CPU by component), and
-      the memory and disk of every component; k6's p95 of the cold reads from the stage's cold_read_p95_ms
+      the memory and disk of every component, and Redis' own used memory against its maxmemory, its keys and the
+      keys it evicted so far (the stage's "redis"); k6's p95 of the cold reads from the stage's cold_read_p95_ms
 """
 import glob
 import json
@@ -132,6 +133,10 @@ def table(out_dir, results):
     dirs = sorted({d for r in records for d in r["disk_mib"]})
     print_table(["stage"] + [f"{n} memory MiB" for n in names] + [f"{d} disk MiB" for d in dirs],
                 [[r["stage"]] + [r["memory_mib"].get(n, "-") for n in names] + [r["disk_mib"].get(d, "-") for d in dirs]
+                 for r in records])
+    print_table(["stage", "redis used MiB", "redis maxmemory MiB", "redis keys", "redis evicted keys"],
+                [[r["stage"]] + [thousands((r.get("redis") or {}).get(k))
+                                 for k in ("used_memory_mib", "maxmemory_mib", "keys", "evicted_keys")]
                  for r in records])
 
 
