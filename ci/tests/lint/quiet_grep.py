@@ -16,9 +16,10 @@ PIPED_QUIET_GREP = re.compile(r"(?<!\|)\|(?!\|)[ \t]*(?:\\?\n)?[ \t]*grep[ \t]+-
 
 def findings(path):
     text = open(path, encoding="utf-8").read()
+    lines = text.splitlines()
     for match in PIPED_QUIET_GREP.finditer(text):
         line = text.count("\n", 0, match.start()) + 1
-        if text.splitlines()[line - 1].lstrip().startswith("#"):
+        if lines[line - 1].lstrip().startswith("#"):
             continue  # a comment may name the pattern it warns of
         yield f"{path}:{line}: a pipe into grep -q (write: | grep ... > /dev/null)"
 
