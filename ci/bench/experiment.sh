@@ -19,7 +19,8 @@
 #   --warmup D          an unmeasured run of D before each count's first measured one (JIT, pools, consumer
 #                       rebalance); with --capacity default 20s at the count's first rate (0s: none)
 #   --settle S          seconds to wait after scaling before the run, default 10
-#   --pad S             seconds after the run before reading Prometheus (> 1 scrape), default 12 / 40 (cluster)
+#   --pad S             seconds after the run before reading Prometheus (> 1 scrape), default 12; in a cluster the
+#                       longest scrape interval of the namespace's targets + 10 (40 at the Operator's default 30 s)
 #   --throughput K      what the efficiency is computed on: http (requests served by the service; default for
 #                       social-graph, outbound), events (events consumed by its Kafka group; default for inbound,
 #                       search) or api (every request of the k6 run: for scenarios that call only that service);
@@ -120,6 +121,12 @@ for n in $REPLICAS; do
   [ "$MODE" = cluster ] || [ "$n" -le 9 ] || die "local mode runs at most 9 instances (got $n)"
 done
 [ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events|api)$ ]] || die "--throughput http|events|api"
+# cluster: a scrape interval of the release's targets plus 10 s (k6 remote-writes every 5 s), 40 s with the
+# Operator's default of 30 s; local: the local Prometheus scrapes every 5 s
+if [ -z "$PAD" ] && [ "$MODE" = cluster ] && ! $DRY_RUN && [ -n "${PROMETHEUS_URL:-}" ]; then
+  PAD=$(( $(python3 ci/bench/experiment/scrape_interval.py --prometheus "$PROMETHEUS_URL" --namespace "$NAMESPACE") + 10 ))
+  log "reading Prometheus ${PAD} s after each run (--pad: its scrape interval of namespace $NAMESPACE + 10 s)"
+fi
 PAD=${PAD:-$([ "$MODE" = cluster ] && echo 40 || echo 12)}
 if $CAPACITY; then
   # shellcheck source=ci/bench/experiment/capacity.sh
@@ -159,8 +166,10 @@ trap 'mode_cleanup' EXIT
 jq -n --arg mode "$MODE" --arg service "$SERVICE" --arg replicas "$REPLICAS" --arg scenario "$SCENARIO" \
   --arg rate "$RATE" --arg duration "$DURATION" --arg warmup "$WARMUP" --arg env "${K6_ENV[*]}" \
   --arg keys "$SCALE_KEYS" --arg started "$STAMP" --arg cpu "$CPU_LIMIT" --arg sets "${HELM_SETS[*]}" \
+  --argjson pad "$PAD" \
   '{mode: $mode, service: $service, replicas: $replicas, scenario: $scenario, rate: $rate, duration: $duration,
-    warmup: $warmup, k6_env: $env, scale_keys: $keys, cpu_limit: $cpu, helm_sets: $sets, started: $started}' \
+    warmup: $warmup, k6_env: $env, scale_keys: $keys, cpu_limit: $cpu, helm_sets: $sets, pad: $pad,
+    started: $started}' \
   > "$OUT/experiment.json"
 mode_prepare
 

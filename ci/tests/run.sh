@@ -8,10 +8,10 @@ ROOT=$PWD
 
 # offline checks first (fast feedback), then the suites on real stores; faults late (it stops and starts stores), then
 # cluster (a real Kubernetes node: machine-wide bridges, routes and iptables rules)
-ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness tracing store-auth experiment faults cluster)
-# these share one stack started here; stack, lifecycle, store-auth, experiment and faults start their own (they stop or
-# restart stores, or need stores with authentication)
-STACK_SUITES=" services e2e load robustness tracing "
+ALL_SUITES=(lint release observability charts stack lifecycle services e2e load robustness tracing experiment store-auth faults cluster)
+# these share one stack started here, stopped after the last of them; stack, lifecycle, store-auth and faults start
+# their own (they stop or restart stores, or need stores with authentication)
+STACK_SUITES=" services e2e load robustness tracing experiment "
 suites=("$@"); [ ${#suites[@]} -gt 0 ] || suites=("${ALL_SUITES[@]}")
 
 export NEWSFEED_RUN=${NEWSFEED_RUN:-$ROOT/.run/test}
@@ -19,11 +19,13 @@ mkdir -p "$NEWSFEED_RUN/logs"
 PATH="$(bash ci/local/tools.sh all | tail -n 1):$PATH"
 export PATH
 
-needs_stack=false
-for s in "${suites[@]}"; do [[ $STACK_SUITES == *" $s "* ]] && needs_stack=true; done
+needs_stack=false last_stack_suite=""
+for s in "${suites[@]}"; do [[ $STACK_SUITES == *" $s "* ]] && needs_stack=true last_stack_suite=$s; done
 cleanup() {
   if [ "${started_stack:-false}" = true ]; then
     NEWSFEED_RUN=$NEWSFEED_RUN/shared-stack NEWSFEED_PORT_OFFSET=$STACK_OFFSET bash ci/local/stack.sh down || true
+    started_stack=false
+    unset NEWSFEED_STACK_ENV
   fi
 }
 trap cleanup EXIT
@@ -56,6 +58,8 @@ for s in "${suites[@]}"; do
   [ "$failed" -eq 0 ] || failed_suites+=("$s")
   total_passed=$((total_passed + passed)); total_failed=$((total_failed + failed))
   echo "=== suite $s: rc=$rc, $passed passed, $failed failed, $(( $(date +%s) - start ))s"
+  # the shared stores stop once no suite after this one needs them: the rest of the run has the CPU and memory
+  [ "$s" != "$last_stack_suite" ] || cleanup
 done
 
 # stop the shared stack first, so the count below is the run's last line

@@ -74,7 +74,10 @@ produced() {
 v = scalar(sys.argv[1], "sum(newsfeed_events_total{service=\"outbound\",event=\"produced\"})", time.time())
 print(int(v or 0))' "$PROMETHEUS_URL"
 }
-SCRAPE_WAIT=15
+# the release's scrape interval (Prometheus' own, ci/bench/experiment/scrape_interval.py): a counter read after one
+# more than that has every sample up to the read
+SCRAPE_S=$(python3 ci/bench/experiment/scrape_interval.py --prometheus "$PROMETHEUS_URL" --namespace "$NAMESPACE")
+log "$NAMESPACE is scraped every $SCRAPE_S s"
 # CPU cores the consumer's pods used between two times, from their own process counters
 consumer_cores() {
   python3 -c 'import sys; sys.path.insert(0, "ci/bench/experiment"); from measure import scalar
@@ -100,12 +103,12 @@ for n in $REPLICAS; do
   log "=== $SERVICE x $n: scaled to 0 while the backlog is made"
   mode_scale 0
   no_pods
-  sleep "$SCRAPE_WAIT"
+  sleep $((SCRAPE_S + 1))   # whatever outbound produced before this point is scraped
   before=$(produced)
   job=$(echo "drain-$SERVICE-r$n-$STAMP" | tr -c 'a-z0-9\n-' '-' | cut -c1-63)
   log "k6 $SCENARIO at $RATE it/s for $DURATION (job $job)"
   mode_run "$job" "$dir"
-  sleep "$SCRAPE_WAIT"
+  sleep $((SCRAPE_S + 5))   # the last posts' events (published before k6 had its answers) scraped, with a margin
   backlog=$(( $(produced) - before ))
   [ "$backlog" -gt 0 ] || die "outbound produced no event during $job (see $dir/k6.log)"
   log "backlog: $backlog events; scaling $SERVICE to $n"
@@ -121,8 +124,9 @@ for n in $REPLICAS; do
   rate=$(jq -r '.events_per_s // empty' "$dir/drain.json")
   [ -n "$rate1" ] || rate1=$rate
   eff=$(awk -v r="$rate" -v r1="$rate1" -v n="$n" 'BEGIN { if (r == "" || r1 == "") print ""; else printf "%.2f", r / (n * r1) }')
-  # what one event cost the consumer while it drained: rises with N when the replicas are colder or contend
-  sleep "$SCRAPE_WAIT"
+  # what one event cost the consumer while it drained: rises with N when the replicas are colder or contend (its
+  # CPU counters at t_high, scraped)
+  sleep $((SCRAPE_S + 1))
   cores=$(consumer_cores "$(jq -r '.t_low // empty' "$dir/drain.json")" "$(jq -r '.t_high // empty' "$dir/drain.json")" \
     2>/dev/null || true)
   per_event=$(awk -v c="$cores" -v r="$rate" 'BEGIN { if (c == "" || r == "" || r == 0) print ""; else printf "%.2f", c * 1000 / r }')
@@ -137,7 +141,8 @@ done
   tail -n +2 "$OUT/results.csv" | tr -d '"' | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10}'
   echo
   if $PER_REPLICA; then posted="for N x ${BASE_DURATION_S}s"; else posted="for $DURATION"; fi
-  echo "Posts by k6 \`$SCENARIO\` at $RATE it/s $posted (${K6_ENV[*]})${CPU_LIMIT:+, $CPU_LIMIT CPU per replica}."
+  echo "Posts by k6 \`$SCENARIO\` at $RATE it/s $posted (${K6_ENV[*]})${CPU_LIMIT:+, $CPU_LIMIT CPU per replica};"
+  echo "counters read from Prometheus, which scraped namespace $NAMESPACE every $SCRAPE_S s."
 } > "$OUT/results.md"
 cat "$OUT/results.md"
 log "results in $OUT: results.csv, results.md, runs/<N>/drain.json"

@@ -30,7 +30,8 @@ sc_targets_up() {
 sc_results() {
   local r=$WORK/scaling-experiment
   cat "$r/results.md"
-  [ -s "$r/throughput.png" ] && jq -se '
+  # its --pad from the scrape interval of ci/local/cluster/monitoring/values.yaml (5 s) + 10
+  jq -e '.pad == 15' "$r/experiment.json" && [ -s "$r/throughput.png" ] && jq -se '
     length == 2 and ([.[].replicas] == [1, 2]) and all(.[]; .instances == .replicas)
     and all(.[]; .throughput_per_min > 0 and .p95_ms != null and .host_cpu_busy != null)' "$r/results.jsonl"
 }
@@ -72,7 +73,8 @@ sc_drain() {
 sc_drained() {
   local d=$WORK/drain
   cat "$d/results.md"
-  [ "$(tail -n +2 "$d/results.csv" | wc -l)" = 2 ] &&
+  grep -F "scraped namespace $SC_NS every 5 s" "$d/results.md" > /dev/null &&
+    [ "$(tail -n +2 "$d/results.csv" | wc -l)" = 2 ] &&
     # columns: replicas,backlog,events_per_s,efficiency,seconds_to_90pct,consumer_cores,cpu_ms_per_event,host_cpu_busy,
     # exact,drained; --per-replica: 2 replicas got about twice the backlog of 1
     awk -F, 'NR > 1 { gsub(/"/, ""); if (!($3 > 0) || !($7 > 0) || $10 != "true") bad = 1; b[NR] = $2 }
@@ -87,7 +89,7 @@ check "Prometheus scrapes the five services through their ServiceMonitors" poll 
 sc_t=$SECONDS
 check "ci/bench/experiment.sh --mode cluster --service outbound --replicas \"1 2\" --cpu-limit 250m" sc_experiment
 note "the scaling runner took $((SECONDS - sc_t)) s"
-check "its table and chart: 2 counts, every instance measured from the in-cluster Prometheus, host CPU" sc_results
+check "its table and chart: 2 counts, every instance measured from the in-cluster Prometheus, host CPU; read 15 s after each run (5 s scrapes)" sc_results
 sc_t=$SECONDS
 check "ci/bench/experiment/autoscaling.sh (values/scaling/hpa-local-node.yaml, k6 for 150 s)" sc_autoscaling
 note "the autoscaling run took $((SECONDS - sc_t)) s"
@@ -97,6 +99,6 @@ kcheck "the release rolled back by both: no HPA, outbound at 1 replica without a
 sc_t=$SECONDS
 check "ci/bench/experiment/drain.sh --service inbound --replicas \"1 2\" --cpu-limit 200m --per-replica" sc_drain
 note "the drain run took $((SECONDS - sc_t)) s"
-check "its table: both counts drained a backlog proportional to N at a measured rate and CPU per event; inbound back at 1 replica, no CPU limit" sc_drained
+check "its table: both counts drained a backlog proportional to N at a measured rate and CPU per event, counters read at the 5 s scrape interval; inbound back at 1 replica, no CPU limit" sc_drained
 check "ci/local/cluster/monitoring.sh down" bash ci/local/cluster/monitoring.sh down
 note "scaling section took $((SECONDS - sc_t0)) s"
