@@ -47,9 +47,10 @@ sc_experiment() {
 # it left its Service, and the second replica met the whole load alone (in one run of two, never Ready). 150 s of
 # load: in a run of 90 s the HPA scaled out only 65 s in, and the new replica, a JVM starting under 100m, was not
 # Ready before the load ended and the HPA scaled back in
+SC_HPA_LOAD_S=150
 sc_autoscaling() {
   bash ci/bench/experiment/autoscaling.sh --chart "$SC_CHART" --namespace "$SC_NS" --rate "${SC_HPA_RATE:-60}" \
-    --duration 150s --back-timeout 240 --out "$WORK/autoscaling"
+    --duration "${SC_HPA_LOAD_S}s" --back-timeout 240 --out "$WORK/autoscaling"
 }
 # scaled out beyond 1 under the load, back to 1 after it, every sample recorded, the chart drawn
 sc_scaled() {
@@ -91,7 +92,7 @@ check "ci/bench/experiment.sh --mode cluster --service outbound --replicas \"1 2
 note "the scaling runner took $((SECONDS - sc_t)) s"
 check "its table and chart: 2 counts, every instance measured from the in-cluster Prometheus, host CPU; read 15 s after each run (5 s scrapes)" sc_results
 sc_t=$SECONDS
-check "ci/bench/experiment/autoscaling.sh (values/scaling/hpa-local-node.yaml, k6 for 150 s)" sc_autoscaling
+check "ci/bench/experiment/autoscaling.sh (values/scaling/hpa-local-node.yaml, k6 for $SC_HPA_LOAD_S s)" sc_autoscaling
 note "the autoscaling run took $((SECONDS - sc_t)) s"
 check "the HPA scaled outbound out under the load and back to 1 after it, counts recorded" sc_scaled
 sed -n '/^| first/,/^| back/p' "$WORK/autoscaling/summary.md" 2>/dev/null | sed 's/^/# /' || true
