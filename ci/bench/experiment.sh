@@ -121,8 +121,8 @@ for n in $REPLICAS; do
   [ "$MODE" = cluster ] || [ "$n" -le 9 ] || die "local mode runs at most 9 instances (got $n)"
 done
 [ -z "$THROUGHPUT" ] || [[ $THROUGHPUT =~ ^(http|events|api)$ ]] || die "--throughput http|events|api"
-# cluster: a scrape interval of the release's targets plus 10 s (k6 remote-writes every 5 s), 40 s with the
-# Operator's default of 30 s; local: the local Prometheus scrapes every 5 s
+# cluster: the longest scrape interval of the release's targets plus 10 s (k6 remote-writes every 5 s), 40 s with
+# the Operator's default of 30 s; local: the local Prometheus scrapes every 5 s
 if [ -z "$PAD" ] && [ "$MODE" = cluster ] && ! $DRY_RUN && [ -n "${PROMETHEUS_URL:-}" ]; then
   PAD=$(( $(python3 ci/bench/experiment/scrape_interval.py --prometheus "$PROMETHEUS_URL" --namespace "$NAMESPACE") + 10 ))
   log "reading Prometheus ${PAD} s after each run (--pad: its scrape interval of namespace $NAMESPACE + 10 s)"

@@ -12,11 +12,10 @@
 #  chart:    ci/tests/cluster/chart.sh: `KEEP_RUNNING=1 make cluster-demo` (short) as the README has it — its node,
 #            monitoring, ingress and the umbrella chart installed for real with values/local-node.yaml by
 #            ci/local/cluster/install.sh (each of its steps a check), its report — then on that release solr.sh (the
-#            chart's Solr PodMonitor scraping a real Solr pod: set up first, its scrape checked before scaling.sh),
-#            the k6 GraphQL Job, postgresql.sh, kafka-lag.sh (the chart's Kafka lag exporter scraped), ingress.sh
-#            (the API through Traefik) and scaling.sh (ci/bench/experiment.sh --mode cluster, the HPA's autoscaling
-#            run, the drain), install.sh down, and the stop command the demo printed, which leaves the machine as
-#            before
+#            chart's Solr PodMonitor scraping a real Solr pod: set up first, its scrape checked last), the k6
+#            GraphQL Job, postgresql.sh, kafka-lag.sh (the chart's Kafka lag exporter scraped), ingress.sh (the API
+#            through Traefik) and scaling.sh (ci/bench/experiment.sh --mode cluster, the HPA's autoscaling run, the
+#            drain), install.sh down, and the stop command the demo printed, which leaves the machine as before
 # Needs root and `bash ci/local/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
 # to 950; NEWSFEED_CLUSTER_KEEP=1 keeps the work dir with every check's log). One node per machine: do not run
 # it while another ci/local/cluster.sh node is up.

@@ -74,8 +74,8 @@ produced() {
 v = scalar(sys.argv[1], "sum(newsfeed_events_total{service=\"outbound\",event=\"produced\"})", time.time())
 print(int(v or 0))' "$PROMETHEUS_URL"
 }
-# the release's scrape interval (Prometheus' own, ci/bench/experiment/scrape_interval.py): a counter read after one
-# more than that has every sample up to the read
+# the release's scrape interval (Prometheus' own, ci/bench/experiment/scrape_interval.py): a counter read that long
+# (and a second) after a moment holds everything counted up to that moment
 SCRAPE_S=$(python3 ci/bench/experiment/scrape_interval.py --prometheus "$PROMETHEUS_URL" --namespace "$NAMESPACE")
 log "$NAMESPACE is scraped every $SCRAPE_S s"
 # CPU cores the consumer's pods used between two times, from their own process counters

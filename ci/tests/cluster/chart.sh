@@ -7,7 +7,8 @@
 # timings and each service pod's start-to-Ready notes), then a k6 social Job and the per-minute report from the
 # in-cluster Prometheus. On the release it leaves running: the solr section's set-up (ci/tests/cluster/solr.sh), the
 # k6 graphql Job, the dead-letter command in two service pods, the postgresql section (postgresql.sh), the kafka-lag
-# one (kafka-lag.sh), the ingress one (ingress.sh), the solr section's scrape checks and the scaling one (scaling.sh). Then install.sh down (release,
+# one (kafka-lag.sh), the ingress one (ingress.sh), the scaling one (scaling.sh) and the solr section's scrape checks,
+# then the monitoring stack down. Then install.sh down (release,
 # CloudNativePG and its volume gone, no process of the node stack left) and the stop command the demo printed, after
 # which the machine is as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh,
 # ingress.sh and monitoring.sh down, the node down.)
@@ -95,7 +96,7 @@ chart_dead_letters() {
 # on the release the demo left running: k6's GraphQL run, its PostgreSQL, through Traefik, then the scaling runner
 # and the HPA
 if [ "$chart_steps" -eq 9 ]; then
-  # Solr first: its scrape checks wait for Prometheus' reloader, so they come after the sections below
+  # Solr first: Prometheus' reloader picks its PodMonitor up within 3 minutes, so its scrape checks come last
   . ci/tests/cluster/solr.sh
   t=$SECONDS
   kcheck "k6 graphql Job from cronjob/newsfeed-k6-graphql (the classic GraphQL mode through edge) succeeds" \
@@ -108,8 +109,9 @@ if [ "$chart_steps" -eq 9 ]; then
   . ci/tests/cluster/postgresql.sh
   . ci/tests/cluster/kafka-lag.sh
   . ci/tests/cluster/ingress.sh
-  solr_scraped
   . ci/tests/cluster/scaling.sh
+  solr_scraped
+  check "ci/local/cluster/monitoring.sh down" bash ci/local/cluster/monitoring.sh down
 fi
 chart_stack_gone() { ! pgrep -f "[${NEWSFEED_RUN:0:1}]${NEWSFEED_RUN:1}/node-stack/"; }
 # the operator's namespace and CRDs gone; the PostgreSQL volume released and its directory removed by local-path

@@ -9,7 +9,7 @@
 #   ci/bench/experiment/drain.sh --per-replica: inbound's consumers drain a backlog of posts (twice as large for 2) at 1 and
 #     2 replicas of 200m (a JVM starts in half the time it takes under 100m), each drain rate and CPU per event
 #     measured, and the release rolled back.
-# The monitoring stack goes down again at the end.
+# (chart.sh brings the monitoring stack down after it, once the solr section's scrape checks are done.)
 # shellcheck shell=bash
 
 SC_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
@@ -101,5 +101,4 @@ sc_t=$SECONDS
 check "ci/bench/experiment/drain.sh --service inbound --replicas \"1 2\" --cpu-limit 200m --per-replica" sc_drain
 note "the drain run took $((SECONDS - sc_t)) s"
 check "its table: both counts drained a backlog proportional to N at a measured rate and CPU per event, counters read at the 5 s scrape interval; inbound back at 1 replica, no CPU limit" sc_drained
-check "ci/local/cluster/monitoring.sh down" bash ci/local/cluster/monitoring.sh down
 note "scaling section took $((SECONDS - sc_t0)) s"

@@ -8,8 +8,8 @@
 # come labelled with the namespace, and the stores dashboard's Solr panels have data. Not the operator itself: the
 # Solr Operator runs the official `solr` image, whose distribution this machine cannot fetch.
 # Sourcing it applies the PodMonitor first and sets Solr up; the scrape checks are solr_scraped, which chart.sh calls
-# after its next sections: Prometheus' config reloader reads a change after its first only every 3 minutes, and
-# those sections run while it waits.
+# after its other sections: Prometheus' config reloader reads a change after its first only every 3 minutes, and
+# they run while it waits.
 # shellcheck shell=bash
 
 SOLR_NS=solr-test
@@ -114,7 +114,6 @@ note "the Solr pod ready $((SECONDS - solr_t)) s after it was applied"
 check "Solr refuses /admin/metrics without a login (401), answers k8s-oper, refuses its writes (403)" solr_auth_in_force
 check "three documents indexed and five searches, as Solr's admin" solr_traffic
 note "solr set up in $((SECONDS - solr_t0)) s"
-solr_answered=$SECONDS
 
 # (the operator rewrites Prometheus' config Secret at once, the kubelet syncs it within 10 s, but the reloader reads
 # a change after its first only every 3 minutes)
@@ -122,7 +121,6 @@ solr_scraped() {
   local t=$SECONDS
   kcheck "its PodMonitor: the in-cluster Prometheus scrapes Solr with k8s-oper's login (target up)" poll 210 \
     cluster_target_up "podMonitor/$SOLR_NS/$SOLR_CLOUD/0"
-  if [ "$LAST" = ok ]; then note "Solr's target up $((SECONDS - solr_answered)) s after the pod answered"; fi
   check "solr_metrics_core_searcher_documents{type=\"numDocs\"} of core outbound in namespace $SOLR_NS = 3" \
     poll 60 solr_documents
   check "the stores dashboard's Solr panels have data in the in-cluster Prometheus" cluster_panels '^Solr'
