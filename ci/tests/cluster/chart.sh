@@ -93,8 +93,8 @@ chart_dead_letters() {
   grep -qx "0 dead-lettered records in outbound-posted.newsfeed-$1.dead-letter" <<< "$out"
 }
 
-# on the release the demo left running: k6's GraphQL run, its PostgreSQL, through Traefik, then the scaling runner
-# and the HPA
+# on the release the demo left running: Solr beside it, k6's GraphQL run, its PostgreSQL, through Traefik, the
+# scaling runner and the HPA, then Solr's scrape
 if [ "$chart_steps" -eq 9 ]; then
   # Solr first: Prometheus' reloader picks its PodMonitor up within 3 minutes, so its scrape checks come last
   . ci/tests/cluster/solr.sh
