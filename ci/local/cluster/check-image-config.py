@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """check-image-config.py DOCKERFILE ARCHIVE [NAME=VALUE...]: the registry-free image (ci/local/cluster/images.sh) against
 the runtime stage (the last FROM) of the Dockerfile that stays the recipe for registries. Compared: USER, WORKDIR,
-ENTRYPOINT, every ENV (the image may add its own, e.g. JAVA_HOME, as a base image does), EXPOSE, and every COPY
-destination present in the layer. NAME=VALUE are build arguments (ARG defaults apply otherwise).
+ENTRYPOINT, every ENV (the image may add its own, e.g. JAVA_HOME, as a base image does), EXPOSE, every COPY
+destination present in the layer, and every file the ENTRYPOINT names by absolute path (the jar, the class-data
+archive) present in the layer. NAME=VALUE are build arguments (ARG defaults apply otherwise).
 Prints one `ok`/`DRIFT` line per item; exits 1 on any drift.
 """
 import json
@@ -113,6 +114,16 @@ def main(argv):
         else:
             drift += 1
             print(f"DRIFT - COPY destination {dest} is missing from the image")
+    # a file the ENTRYPOINT names (an argument, or a flag's value such as the class-data archive's) must be there
+    for arg in want["entrypoint"] or []:
+        named = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        if not named.startswith("/"):
+            continue
+        if named in paths:
+            print(f"ok - ENTRYPOINT's {named} is in the image")
+        else:
+            drift += 1
+            print(f"DRIFT - ENTRYPOINT's {named} is missing from the image")
     print(f"{archive}: {'no drift' if not drift else f'{drift} drift(s)'} from {dockerfile}")
     return 1 if drift else 0
 

@@ -451,6 +451,11 @@ func rehearse(contextDir, file, root string, buildArgs map[string]string) error 
 		if a, ok := c.(*instructions.ArgCommand); ok {
 			r.declare(a, env)
 		}
+		if run, ok := c.(*instructions.RunCommand); ok {
+			if err := r.contextMounts(run, env); err != nil {
+				return err
+			}
+		}
 		c, ok := c.(*instructions.CopyCommand)
 		if !ok || c.From == "" {
 			continue
@@ -465,6 +470,29 @@ func rehearse(contextDir, file, root string, buildArgs map[string]string) error 
 			}
 			fmt.Fprintf(os.Stderr, "[rehearse] final stage gets %s from stage %s\n", src, c.From)
 		}
+	}
+	return nil
+}
+
+// contextMounts checks the files a final-stage RUN binds from the build context (--mount=type=bind without from):
+// each must be in the context and not excluded by .dockerignore, or the image build fails there.
+func (r *rehearsal) contextMounts(run *instructions.RunCommand, env map[string]string) error {
+	// the parser leaves a mount's fields to the expansion of build arguments
+	if err := run.Expand(func(w string) (string, error) { return expand(w, env), nil }); err != nil {
+		return err
+	}
+	for _, m := range instructions.GetMounts(run) {
+		if m.Type != instructions.MountTypeBind || m.From != "" {
+			continue
+		}
+		src := path.Clean(m.Source)
+		if ignored, _ := r.ignore.MatchesOrParentMatches(src); ignored {
+			return fmt.Errorf("RUN --mount source %s: excluded by .dockerignore", src)
+		}
+		if _, err := os.Stat(filepath.Join(r.context, src)); err != nil {
+			return fmt.Errorf("RUN --mount source %s: not in the build context", src)
+		}
+		fmt.Fprintf(os.Stderr, "[rehearse] final stage RUN mounts %s from the build context\n", src)
 	}
 	return nil
 }

@@ -93,9 +93,23 @@ chart_dead_letters() {
   grep -qx "0 dead-lettered records in outbound-posted.newsfeed-$1.dead-letter" <<< "$out"
 }
 
+# every service JVM of the release maps its image's class-data archive (services/class-data-archive.sh, named by
+# the ENTRYPOINT): a JVM that cannot use it starts without a word, loading and verifying every class itself
+chart_class_archives() {
+  local pid n=0 mapped=0
+  for pid in $(pgrep -f -- '-jar /app/service\.jar$'); do
+    n=$((n + 1))
+    if grep -F /app/service.jsa "/proc/$pid/maps" > /dev/null; then mapped=$((mapped + 1))
+    else echo "pid $pid does not map /app/service.jsa: $(tr '\0' ' ' < "/proc/$pid/cmdline")"; fi
+  done
+  echo "$mapped of $n service JVMs map /app/service.jsa"
+  [ "$n" -ge 5 ] && [ "$mapped" -eq "$n" ]
+}
+
 # on the release the demo left running: Solr beside it, k6's GraphQL run, its PostgreSQL, through Traefik, the
 # scaling runner and the HPA, then Solr's scrape
 if [ "$chart_steps" -eq 9 ]; then
+  check "every service JVM of the release maps its class-data archive /app/service.jsa" chart_class_archives
   # Solr first: Prometheus' reloader picks its PodMonitor up within 3 minutes, so its scrape checks come last
   . ci/tests/cluster/solr.sh
   t=$SECONDS

@@ -1,14 +1,18 @@
 # The five service images and the Kafka lag exporter's (the chart's `monitoring.kafkaLagExporter`), the
 # registry-free twin of services/Dockerfile's runtime stage: the JRE (jre.sh), user newsfeed 10001:10001,
-# WORKDIR /app, /app/service.jar, port 8080, HTTP_PORT=8080 and the same ENTRYPOINT.
-# ci/local/cluster/dockerfile-check.py compares this config with the Dockerfile on every build of the release suite.
+# WORKDIR /app, /app/service.jar, its class-data archive /app/service.jsa, port 8080, HTTP_PORT=8080 and the same
+# ENTRYPOINT.
+# ci/local/cluster/check-image-config.py compares this config with the Dockerfile on every build of the release suite.
 # shellcheck shell=bash disable=SC2034   # SERVICES is read by images.sh
 
 SERVICES=(social-graph outbound inbound search edge kafka-lag-exporter)
 
 service_jar() { echo "$REPO_ROOT/services/$1/target/$1.jar"; }
 service_ref() { echo "localhost/newsfeed-$1:$APP_VERSION"; }
-service_inputs() { sha256sum "$(service_jar "$1")" "$IMAGES_SRC/jre.sh" "$IMAGES_SRC/service.sh" "$JDK_HOME/release"; }
+service_inputs() {
+  sha256sum "$(service_jar "$1")" "$IMAGES_SRC/jre.sh" "$IMAGES_SRC/service.sh" "$JDK_HOME/release" \
+    "$REPO_ROOT/services/class-data-archive.sh"
+}
 
 service_rootfs() {
   local d=$2 jar; jar=$(service_jar "$1")
@@ -18,12 +22,38 @@ service_rootfs() {
   rootfs_user "$d" 10001 newsfeed
   mkdir -p "$d/app"
   install -m 0644 "$jar" "$d/app/service.jar"
+  # the archive checks the jar's size and modification time: the time it will have in the image (oci-image.py's 0)
+  touch -d @0 "$d/app/service.jar"
+  service_class_archive "$d"
+}
+
+# service_class_archive DIR: /app/service.jsa made by services/class-data-archive.sh with the image's own JRE and
+# jar at their paths, in a chroot of DIR (own network, mount and PID namespaces: nothing of the machine answers on
+# the service's port, and nothing outlives the run), then mapped once with -Xshare:on, which fails on an archive
+# the image's JVM could not use (it would silently load every class itself)
+service_class_archive() {
+  local d=$1 java=/usr/lib/jvm/jre/bin/java
+  # the training run's flags: the ENTRYPOINT's with the archive written at exit and a fixed heap (on a machine with
+  # a lot of memory, 75 % of it would turn compressed object pointers off, and no pod would map the archive)
+  local train=("$java" -XX:ArchiveClassesAtExit=/app/service.jsa -Xmx512m -XX:+ExitOnOutOfMemoryError -jar /app/service.jar)
+  mkdir -p "$d/proc" "$d/dev"
+  # shellcheck disable=SC2016   # expanded by the inner bash
+  if ! unshare --net --mount --pid --fork bash -c '
+      set -e; d=$1 java=$2; shift 2
+      ip link set lo up; mount -t proc proc "$d/proc"; mount --rbind /dev "$d/dev"
+      bash "$@"
+      chroot "$d" "$java" -Xshare:on -XX:SharedArchiveFile=/app/service.jsa -cp /app/service.jar -version 2>&1 |
+        grep -F sharing' _ "$d" "$java" \
+      "$REPO_ROOT/services/class-data-archive.sh" "$d/app/service.jsa" chroot "$d" "${train[@]}" >&2; then
+    echo "$d: no class-data archive the image's JVM maps" >&2; rmdir "$d/proc" "$d/dev" 2> /dev/null; return 1
+  fi
+  rmdir "$d/proc" "$d/dev"
 }
 
 # the image config, one oci-image.py option per line (kept equal to the Dockerfile: see the check above)
 service_config() {
   local svc=$1
-  printf '%s\n' --entrypoint '["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-jar", "/app/service.jar"]' \
+  printf '%s\n' --entrypoint '["java", "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-XX:SharedArchiveFile=/app/service.jsa", "-jar", "/app/service.jar"]' \
     --user 10001:10001 --workdir /app --expose 8080/tcp --env HTTP_PORT=8080 --env JAVA_HOME=/usr/lib/jvm/jre \
     --label "org.opencontainers.image.title=newsfeed-$svc" \
     --label "org.opencontainers.image.description=newsfeed $svc service" \
