@@ -16,7 +16,8 @@
 #     fails when only probes and scrapes were served
 #   - the registry-free service images of the local node (ci/local/cluster/images.sh) carry the same user, workdir,
 #     entrypoint, env, ports and jar path as the Dockerfile's runtime stage (ci/local/cluster/check-image-config.py),
-#     and their jlinked runtime every module the jars need (jdeps)
+#     every file the ENTRYPOINT names (jar, class-data archive), and their jlinked runtime every module the jars
+#     need (jdeps); ci/bench/image-start.sh starts one of them with and without its class-data archives
 # Tools: ~/.cache/newsfeed/bin (actionlint, helm, prometheus from ci/local/tools.sh) and ci/release/tools.sh.
 # Last line: `release: N passed, N failed`.
 set -euo pipefail
@@ -351,6 +352,12 @@ runtime_has() {
   [ -z "$missing" ] || { echo "missing from $jre: $missing"; return 1; }
 }
 modules_present() { jar_modules && runtime_has; }
+# ci/bench/image-start.sh (docs/benchmarks.md) on one of those images: a row per archive variant, each answering
+image_start_runs() {
+  bash ci/bench/image-start.sh --cpu 1000 social-graph > "$TMP/image-start.md" || return 1
+  cat "$TMP/image-start.md"
+  [ "$(grep -cE '^\| social-graph \| 1000m \| (off|jdk|service) \| [0-9.]+ s \| [0-9.]+ \|$' "$TMP/image-start.md")" -eq 3 ]
+}
 jdk_httpserver_missed() { ! runtime_has jdk.httpserver > "$TMP/plant.out" && grep -q 'missing.*jdk.httpserver' "$TMP/plant.out"; }
 log "building the registry-free service images (ci/local/cluster/images.sh)"
 check "service jars for the local images (mvn package when missing)" service_jars
@@ -364,6 +371,8 @@ if [ "$checked" -eq 0 ] && images=$(bash ci/local/cluster/images.sh build "${IMA
   check "check-image-config.py reports a USER and WORKDIR drift" drift_seen "$(awk 'NR == 1 {print $2}' <<< "$images")"
   check "the images' runtime has every module the ${#IMAGES[@]} jars need (jdeps --print-module-deps)" modules_present
   check "that comparison reports jdk.httpserver (the lag exporter's) when the runtime lacks it" jdk_httpserver_missed
+  check "ci/bench/image-start.sh --cpu 1000 social-graph: started without archives, with the JDK's, with the service's" \
+    image_start_runs
 else
   fail "ci/local/cluster/images.sh builds the ${#IMAGES[@]} images of $DOCKERFILE from the local JDK"; tail -n 20 "$TMP/images.log" | sed 's/^/    /'
 fi
