@@ -33,7 +33,7 @@ get() {
 # another process on the port would answer in the service's place
 ! port_open || { log "127.0.0.1:$PORT already answers: nothing may listen there during the training run"; exit 1; }
 rm -f "$file"
-# stores at addresses that refuse at once; the lag exporter needs a bootstrap address to start
+# the stores' default addresses (localhost) refuse at once where this runs; the lag exporter needs one to start
 env -u JAVA_TOOL_OPTIONS HTTP_PORT=$PORT KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9 "$@" > "$out" 2>&1 &
 pid=$!
 deadline=$((SECONDS + START_S))

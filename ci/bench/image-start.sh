@@ -26,6 +26,8 @@ done
 [[ $MEMORY =~ ^[0-9]+$ ]] || { echo "--memory: MiB as a number, got '$MEMORY'" >&2; exit 2; }
 for m in $CPUS; do [[ $m =~ ^[1-9][0-9]*$ ]] || { echo "--cpu: millicores as numbers, got '$m'" >&2; exit 2; }; done
 [ "$(id -u)" = 0 ] || { echo "image-start.sh: needs root (chroot, namespaces, cgroups)" >&2; exit 1; }
+# shellcheck source=ci/local/cluster/rootfs.sh
+source ci/local/cluster/rootfs.sh   # rootfs_isolated
 WORK=$(mktemp -d /tmp/newsfeed-image-start.XXXXXX)
 CG_NAME=newsfeed-image-start-$$
 log() { echo "[image-start $(date +%T)] $*" >&2; }
@@ -80,32 +82,33 @@ with tarfile.open(archive) as t:
 EOF
 }
 
-# start ROOT MILLICORES ARG...: one start of ARG... (a java command) in a chroot of ROOT under the quota; prints
-# "SECONDS CPU_SECONDS" at the first 200 of /health/live
+# start ROOT MILLICORES ARG...: one start of ARG... (a java command) in a chroot of ROOT isolated from the machine
+# (rootfs_isolated) under the quota; prints "SECONDS CPU_SECONDS" at the first 200 of /health/live
 start() {
-  local root=$1 milli=$2 pid inner t0 t1 cpu; shift 2
+  local root=$1 milli=$2 pid child='' java_pid='' t0 t1 cpu0 cpu; shift 2
   cg_quota "$milli"
-  mkdir -p "$root/proc" "$root/dev"
-  local cpu0; cpu0=$(cg_cpu_ns)
+  cpu0=$(cg_cpu_ns)
   t0=$(date +%s%N)
-  # shellcheck disable=SC2016   # expanded by the inner bash
-  (cg_join "$BASHPID"; exec unshare --net --mount --pid --fork --kill-child bash -c '
-    r=$1; shift
-    ip link set lo up; mount -t proc proc "$r/proc"; mount --rbind /dev "$r/dev"
-    exec env -u JAVA_TOOL_OPTIONS HTTP_PORT=8080 KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9 chroot "$r" "$@"' _ "$root" "$@" \
-    > "$WORK/service.log" 2>&1) &
+  (cg_join "$BASHPID"
+   rootfs_isolated "$root" env -u JAVA_TOOL_OPTIONS HTTP_PORT=8080 KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:9 chroot "$root" "$@") \
+    > "$WORK/service.log" 2>&1 &
   pid=$!
-  until inner=$(pgrep -P "$pid" | head -n 1) && [ -n "$inner" ]; do sleep 0.05; done
-  until [ "$(nsenter --net="/proc/$inner/ns/net" curl -s -o /dev/null -m 5 -w '%{http_code}' \
+  # the JVM: the first process of the namespaces, a child of unshare, itself a child of that subshell
+  until [ -n "$java_pid" ]; do
+    kill -0 "$pid" 2> /dev/null || { log "the service ended before it started:"; tail -n 20 "$WORK/service.log" >&2; return 1; }
+    child=$(pgrep -P "$pid" | head -n 1) || true
+    [ -z "$child" ] || java_pid=$(pgrep -P "$child" | head -n 1) || true
+    sleep 0.05
+  done
+  until [ "$(nsenter --net="/proc/$java_pid/ns/net" curl -s -o /dev/null -m 5 -w '%{http_code}' \
       http://127.0.0.1:8080/health/live 2> /dev/null)" = 200 ]; do
     kill -0 "$pid" 2> /dev/null || { log "the service ended before it answered:"; tail -n 20 "$WORK/service.log" >&2; return 1; }
     sleep 0.05
   done
   t1=$(date +%s%N); cpu=$(($(cg_cpu_ns) - cpu0))
-  kill -KILL "$pid" "$inner" 2> /dev/null || true
+  kill -KILL "$java_pid" 2> /dev/null || true   # the namespaces' first process: all of them end with it
   wait "$pid" 2> /dev/null || true
   until cg_empty; do sleep 0.1; done   # the next start gets the cgroup to itself
-  rmdir "$root/proc" "$root/dev" 2> /dev/null || true
   awk -v t=$((t1 - t0)) -v c="$cpu" 'BEGIN {printf "%.1f %.2f\n", t / 1e9, c / 1e9}'
 }
 

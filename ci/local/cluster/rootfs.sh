@@ -54,5 +54,21 @@ rootfs_user() {
   printf 'root:x:0:\n%s:x:%s:\n' "$name" "$uid" > "$d/etc/group"
 }
 
+# rootfs_isolated DIR CMD...: CMD, a command of this machine, in network (loopback only), mount and PID namespaces of
+# its own with DIR/proc and DIR/dev mounted, so that `chroot DIR PROGRAM` inside it runs an image's program much as a
+# container would: nothing of the machine answers on its ports, and its mounts and processes end with CMD (the mount
+# namespace is private: /dev bound there never shows outside it). Needs root.
+rootfs_isolated() {
+  local d=$1 rc=0; shift
+  mkdir -p "$d/proc" "$d/dev"
+  # shellcheck disable=SC2016   # expanded by the inner bash
+  unshare --net --mount --pid --fork --kill-child bash -c '
+    d=$1; shift
+    ip link set lo up && mount -t proc proc "$d/proc" && mount --rbind /dev "$d/dev" || exit 1
+    exec "$@"' _ "$d" "$@" || rc=$?
+  rmdir "$d/proc" "$d/dev" 2> /dev/null || true
+  return "$rc"
+}
+
 # rootfs_size DIR: bytes in the tree (for the build log)
 rootfs_size() { du -sb "$1" | cut -f1; }

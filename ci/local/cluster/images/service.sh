@@ -28,26 +28,17 @@ service_rootfs() {
 }
 
 # service_class_archive DIR: /app/service.jsa made by services/class-data-archive.sh with the image's own JRE and
-# jar at their paths, in a chroot of DIR (own network, mount and PID namespaces: nothing of the machine answers on
-# the service's port, and nothing outlives the run), then mapped once with -Xshare:on, which fails on an archive
-# the image's JVM could not use (it would silently load every class itself)
+# jar at their paths, in a chroot of DIR isolated from the machine (rootfs_isolated), then mapped once with
+# -Xshare:on, which fails on an archive the image's JVM could not use (it would silently load every class itself)
 service_class_archive() {
   local d=$1 java=/usr/lib/jvm/jre/bin/java
   # the training run's flags: the ENTRYPOINT's with the archive written at exit and a fixed heap (on a machine with
   # a lot of memory, 75 % of it would turn compressed object pointers off, and no pod would map the archive)
   local train=("$java" -XX:ArchiveClassesAtExit=/app/service.jsa -Xmx512m -XX:+ExitOnOutOfMemoryError -jar /app/service.jar)
-  mkdir -p "$d/proc" "$d/dev"
-  # shellcheck disable=SC2016   # expanded by the inner bash
-  if ! unshare --net --mount --pid --fork bash -c '
-      set -e; d=$1 java=$2; shift 2
-      ip link set lo up; mount -t proc proc "$d/proc"; mount --rbind /dev "$d/dev"
-      bash "$@"
-      chroot "$d" "$java" -Xshare:on -XX:SharedArchiveFile=/app/service.jsa -cp /app/service.jar -version 2>&1 |
-        grep -F sharing' _ "$d" "$java" \
-      "$REPO_ROOT/services/class-data-archive.sh" "$d/app/service.jsa" chroot "$d" "${train[@]}" >&2; then
-    echo "$d: no class-data archive the image's JVM maps" >&2; rmdir "$d/proc" "$d/dev" 2> /dev/null; return 1
-  fi
-  rmdir "$d/proc" "$d/dev"
+  rootfs_isolated "$d" bash "$REPO_ROOT/services/class-data-archive.sh" "$d/app/service.jsa" chroot "$d" "${train[@]}" >&2 ||
+    { echo "$d: no class-data archive made" >&2; return 1; }
+  rootfs_isolated "$d" chroot "$d" "$java" -Xshare:on -XX:SharedArchiveFile=/app/service.jsa -cp /app/service.jar \
+    -version 2>&1 | grep -F sharing >&2 || { echo "$d: the image's JVM does not map its class-data archive" >&2; return 1; }
 }
 
 # the image config, one oci-image.py option per line (kept equal to the Dockerfile: see the check above)
