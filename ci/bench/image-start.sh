@@ -119,7 +119,7 @@ for image in "${IMAGES[@]}"; do
     { tail -n 20 "$WORK/build.log" >&2; exit 1; }
   root=$WORK/root-$image; mkdir -p "$root"
   mapfile -t entrypoint < <(unpack "$archive" "$root")
-  java=/usr/lib/jvm/jre/bin/java   # the real path: $ORIGIN finds libjli from it
+  java=${entrypoint[0]}   # as the image runs it, found on PATH inside the chroot
   flags=(); jar=()
   for a in "${entrypoint[@]:1}"; do
     if [ ${#jar[@]} -gt 0 ] || [ "$a" = -jar ]; then jar+=("$a"); else flags+=("$a"); fi

@@ -58,7 +58,8 @@ cleanup() {
   bash ci/tests/faults/inject.sh clear || log "ci/tests/faults/inject.sh clear failed: check iptables -S and the stores"
   system_down
   if [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ] && [ "${FAULTS_KEEP_RUN:-0}" != 1 ]; then
-    rm -rf "$NEWSFEED_RUN/stack"   # the stores' data; the report and the service logs stay
+    # the stores' data and the services' copies of the jars (170 MB); the report and the logs stay
+    rm -rf "$NEWSFEED_RUN/stack" "$NEWSFEED_RUN/services/jars"
   fi
   log "report and logs in $NEWSFEED_RUN (faults/report.md, services/logs, stack/logs)"
 }
