@@ -4,7 +4,9 @@
 # script. The service starts without its stores, answers a few requests on 127.0.0.1:8080 (health, metrics, an
 # unknown path: 503s and 404s load the router, the handlers and the error paths), and is stopped with SIGTERM. At
 # its exit the JVM writes every class it loaded to the archive; a JVM started with -XX:SharedArchiveFile=<archive>
-# maps those classes instead of reading and verifying them, about half the CPU until the service is started.
+# maps those classes instead of reading and verifying them, about half the CPU until the service is started. Last,
+# the same JVM maps the archive once with -Xshare:on, which fails on an archive it could not use (the default would
+# silently load every class itself): a run that prints no "sharing" fails.
 # Run it where the image's paths are real (the archive names the jar by path, size and the JRE it was made with):
 # in services/Dockerfile's runtime stage, or in a chroot of the image's root filesystem
 # (ci/local/cluster/images/service.sh). Needs bash and coreutils' timeout only: HTTP goes through /dev/tcp.
@@ -52,3 +54,16 @@ done
 wait "$pid" || true   # the exit status of a service stopped by SIGTERM is not the archive's
 [ -s "$file" ] || fail "no archive at $file after the service's exit"
 log "$file: $(($(stat -c %s "$file") / 1048576)) MiB of classes"
+# COMMAND again, mapping the archive instead of writing it, and printing the JVM's version instead of starting the jar
+check=()
+for arg in "$@"; do
+  case $arg in
+    -XX:ArchiveClassesAtExit=*) check+=(-Xshare:on "-XX:SharedArchiveFile=${arg#*=}") ;;
+    -jar) check+=(-cp) ;;
+    *) check+=("$arg") ;;
+  esac
+done
+if ! version=$("${check[@]}" -version 2>&1) || ! grep -F sharing <<< "$version" > /dev/null; then
+  log "the JVM does not map the archive: $version"; exit 1
+fi
+log "mapped: $(grep -F sharing <<< "$version")"
