@@ -5,17 +5,18 @@
 #            pod, but neither it nor the apiserver from "outside" (a network namespace behind a veth);
 #            kubectl create job --from=cronjob; a restricted pod (non-root, read-only root, drop ALL);
 #            kubectl logs/exec; metrics API and kubectl top
-#  monitoring: ci/tests/cluster/monitoring.sh on that node: the Prometheus Operator and the chart's
-#            ServiceMonitor/PrometheusRule
 #  teardown: down leaves no process, mount, link, netns, IP lease, route or iptables rule; up twice and down
 #            twice are idempotent
 #  chart:    ci/tests/cluster/chart.sh: `KEEP_RUNNING=1 make cluster-demo` (short) as the README has it — its node,
 #            monitoring, ingress and the umbrella chart installed for real with values/local-node.yaml by
-#            ci/local/cluster/install.sh (each of its steps a check), its report — then on that release solr.sh (the
-#            chart's Solr PodMonitor scraping a real Solr pod: set up first, its scrape checked last), the k6
+#            ci/local/cluster/install.sh (each of its steps a check), its report — then on that release monitoring.sh
+#            (the demo's Prometheus Operator: the chart's ServiceMonitor in front of a stand-in with known rates, the
+#            release's PrometheusRule, a k6 pod remote-writing, the per-minute report) and solr.sh (the chart's Solr
+#            PodMonitor scraping a real Solr pod), both set up first and checked last, the k6
 #            GraphQL Job, postgresql.sh, kafka-lag.sh (the chart's Kafka lag exporter scraped), ingress.sh (the API
 #            through Traefik) and scaling.sh (ci/bench/experiment.sh --mode cluster, the HPA's autoscaling run, the
-#            drain), install.sh down, and the stop command the demo printed, which leaves the machine as before
+#            drain), the monitoring stack down, install.sh down, and the stop command the demo printed, which leaves the
+#            machine as before
 # Needs root and `bash ci/local/tools.sh node` (run here). Usage: ci/tests/cluster.sh (NEWSFEED_PORT_OFFSET defaults
 # to 950; NEWSFEED_CLUSTER_KEEP=1 keeps the work dir with every check's log). One node per machine: do not run
 # it while another ci/local/cluster.sh node is up.
@@ -266,11 +267,10 @@ kill "$OUT_HTTPD" "$HOST_HTTPD" 2>/dev/null || true; HOST_HTTPD="" OUT_HTTPD=""
 outside_down
 
 # ---------------------------------------------------------------- sections
-# Each section is ci/tests/cluster/NAME.sh, sourced by run_section (it may use check, kcheck, note, poll, kc, WORK, NS
-# and the images of images.env). The node sections run here while the suite's node is up and leave it as they found
-# it; the release section (chart) runs after the teardown, on a node of its own: the one `make cluster-demo` starts.
-# NEWSFEED_CLUSTER_SECTIONS="a b" runs only those ("" none).
-SECTIONS=(monitoring chart)
+# A section is ci/tests/cluster/NAME.sh, sourced by run_section (it may use check, kcheck, note, poll, kc, WORK, NS
+# and the images of images.env). The release section (chart) runs after the teardown, on a node of its own: the one
+# `make cluster-demo` starts; it sources the others on its release. NEWSFEED_CLUSTER_SECTIONS="" skips it.
+SECTIONS=(chart)
 read -ra SECTIONS <<< "${NEWSFEED_CLUSTER_SECTIONS-${SECTIONS[*]}}"
 run_section() {
   if [ ! -f "ci/tests/cluster/$1.sh" ]; then fail_now "section $1: no ci/tests/cluster/$1.sh"; return; fi
@@ -279,7 +279,6 @@ run_section() {
   . "ci/tests/cluster/$1.sh"
   note "section $1 took $((SECONDS - section_t0)) s"
 }
-for section in "${SECTIONS[@]}"; do [ "$section" = chart ] || run_section "$section"; done
 
 # ---------------------------------------------------------------- teardown
 recorded_pids() { cat "$RUN"/*.pid "$RUN"/control-plane/*.pid 2>/dev/null | awk '{print $1}'; }
@@ -310,7 +309,7 @@ machine_state > "$WORK/machine.after2"
 check "machine as before after the second down" diff "$WORK/machine.before" "$WORK/machine.after2"
 
 # ---------------------------------------------------------------- the README's one command, then the chart on its release
-for section in "${SECTIONS[@]}"; do [ "$section" != chart ] || run_section chart; done
+for section in "${SECTIONS[@]}"; do run_section "$section"; done
 
 finish
 [ "$failed" -eq 0 ]

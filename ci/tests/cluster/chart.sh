@@ -5,10 +5,12 @@
 # ci/local/cluster/install.sh (images built and imported, the local stack bound to the node IP, helm install --wait,
 # helm test, the API from a pod through the Services, k6 smoke and social Jobs: each of its steps one check, its
 # timings and each service pod's start-to-Ready notes), then a k6 social Job and the per-minute report from the
-# in-cluster Prometheus. On the release it leaves running: the solr section's set-up (ci/tests/cluster/solr.sh), the
-# k6 graphql Job, the dead-letter command in two service pods, the postgresql section (postgresql.sh), the kafka-lag
-# one (kafka-lag.sh), the ingress one (ingress.sh), the scaling one (scaling.sh) and the solr section's scrape checks,
-# then the monitoring stack down. Then install.sh down (release,
+# in-cluster Prometheus. On the release it leaves running: the set-up of the monitoring section (ci/tests/cluster/
+# monitoring.sh: the demo's Prometheus, a stand-in with known rates, a k6 pod remote-writing) and of the solr section
+# (solr.sh), the k6 graphql Job, the dead-letter command in two service pods, the postgresql section (postgresql.sh),
+# the kafka-lag one (kafka-lag.sh), the ingress one (ingress.sh), the scaling one (scaling.sh), the monitoring and
+# solr sections' checks, then the monitoring stack down (its namespace and RBAC gone; its CRDs kept while the
+# release uses them, and removed by a second down after install.sh down). Then install.sh down (release,
 # CloudNativePG and its volume gone, no process of the node stack left) and the stop command the demo printed, after
 # which the machine is as before. (The demo without KEEP_RUNNING stops the same parts in the same order: install.sh,
 # ingress.sh and monitoring.sh down, the node down.)
@@ -110,7 +112,9 @@ chart_class_archives() {
 # scaling runner and the HPA, then Solr's scrape
 if [ "$chart_steps" -eq 9 ]; then
   check "every service JVM of the release maps its class-data archive /app/service.jsa" chart_class_archives
-  # Solr first: Prometheus' reloader picks its PodMonitor up within 3 minutes, so its scrape checks come last
+  # the stand-in's ServiceMonitor and Solr's PodMonitor first: Prometheus' reloader picks them up within 3 minutes,
+  # so their checks come last
+  . ci/tests/cluster/monitoring.sh
   . ci/tests/cluster/solr.sh
   t=$SECONDS
   kcheck "k6 graphql Job from cronjob/newsfeed-k6-graphql (the classic GraphQL mode through edge) succeeds" \
@@ -124,8 +128,12 @@ if [ "$chart_steps" -eq 9 ]; then
   . ci/tests/cluster/kafka-lag.sh
   . ci/tests/cluster/ingress.sh
   . ci/tests/cluster/scaling.sh
+  mon_checked
   solr_scraped
+  t=$SECONDS
   check "ci/local/cluster/monitoring.sh down" bash ci/local/cluster/monitoring.sh down
+  note "monitoring down took $((SECONDS - t)) s"
+  check "down: monitoring namespace and cluster RBAC gone, CRDs kept while the release's monitors use them" mon_down_in_use
 fi
 chart_stack_gone() { ! pgrep -f "[${NEWSFEED_RUN:0:1}]${NEWSFEED_RUN:1}/node-stack/"; }
 # the operator's namespace and CRDs gone; the PostgreSQL volume released and its directory removed by local-path
@@ -137,6 +145,10 @@ chart_volumes_gone() { [ -z "$(kc get pv -o name)" ] && [ -z "$(ls -A "$RUN/volu
 check "ci/local/cluster/install.sh down: release uninstalled, namespace and node stack gone" bash ci/local/cluster/install.sh down
 check "no process of the node stack left" chart_stack_gone
 check "CloudNativePG gone, the PostgreSQL volume deleted" chart_cnpg_gone
+# (with the monitoring section's mon_gone, sourced when the demo ran all its steps)
+chart_monitoring_gone() { bash ci/local/cluster/monitoring.sh down && mon_gone; }
+[ "$chart_steps" -ne 9 ] ||
+  check "ci/local/cluster/monitoring.sh down once the release is gone: its CRDs removed too" chart_monitoring_gone
 # the stop command as printed, the way a user runs it: the node and everything left of the demo
 chart_stopped() { [ -n "$chart_stop" ] && bash -c "$chart_stop"; }
 check "the demo's stop command: make clean with its run dir" chart_stopped
