@@ -63,7 +63,7 @@ for arg in "$@"; do
     *) check+=("$arg") ;;
   esac
 done
-if ! version=$("${check[@]}" -version 2>&1) || ! grep -F sharing <<< "$version" > /dev/null; then
+if ! version=$("${check[@]}" -version 2>&1) || ! mapped=$(grep -F sharing <<< "$version"); then
   log "the JVM does not map the archive: $version"; exit 1
 fi
-log "mapped: $(grep -F sharing <<< "$version")"
+log "mapped: $mapped"
