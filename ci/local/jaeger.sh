@@ -17,8 +17,8 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 # shellcheck source=ci/local/jaeger/config.sh
 source ci/local/jaeger/config.sh
-# shellcheck source=ci/local/prometheus/process.sh
-source ci/local/prometheus/process.sh   # pid files that survive recycled pids, alive, port_open
+# shellcheck source=ci/local/process.sh
+source ci/local/process.sh   # pid files that survive recycled pids, alive, port_open
 
 RUN=${NEWSFEED_RUN:-$ROOT/.run}
 OFFSET=${NEWSFEED_PORT_OFFSET:-0}

@@ -18,8 +18,8 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 # shellcheck source=ci/local/prometheus/config.sh
 source ci/local/prometheus/config.sh
-# shellcheck source=ci/local/prometheus/process.sh
-source ci/local/prometheus/process.sh
+# shellcheck source=ci/local/process.sh
+source ci/local/process.sh
 
 RUN=${NEWSFEED_RUN:-$ROOT/.run}
 OFFSET=${NEWSFEED_PORT_OFFSET:-0}

@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$PWD
 # shellcheck source=ci/local/stack/lib.sh
-source ci/local/stack/lib.sh   # proc_start_time, alive, port_open, log helpers (NEWSFEED_RUN, OFFSET)
+source ci/local/stack/lib.sh   # pid files (ci/local/process.sh), port_open, log helpers (NEWSFEED_RUN, OFFSET)
 
 SERVICES=(social-graph outbound inbound search edge)
 DIR=$NEWSFEED_RUN/services
@@ -85,13 +85,7 @@ edge_downstream() {
 log_path() { echo "$DIR/logs/$1.log"; }
 
 # Prints the PID when the recorded process (pid + start time, so a recycled PID never matches) still runs.
-instance_pid() {
-  local f pid start; f=$(pid_path "$1")
-  [ -f "$f" ] || return 1
-  read -r pid start < "$f" || return 1
-  [ -n "$pid" ] && [ "$(proc_start_time "$pid")" = "$start" ] && alive "$pid" || return 1
-  echo "$pid"
-}
+instance_pid() { recorded_pid "$(pid_path "$1")"; }
 
 # The jar an instance runs: a copy named by content in the run dir, so a rebuild of services/ while instances run
 # never swaps classes under a running JVM (it would fail on its next class load).
@@ -129,9 +123,7 @@ start_instance() {
     mapfile -t -O "${#envs[@]}" envs < <(grep -E '^[A-Z_]+=' "$SERVICE_ENV_DIR/$svc.env")
   fi
   setsid env -i "${envs[@]}" java "${JAVA_OPTS[@]}" -jar "$jar" >> "$logf" 2>&1 < /dev/null &
-  local pid=$!
-  local start; start=$(proc_start_time "$pid") || die "$inst exited at once: $(tail -n 20 "$logf")"
-  echo "$pid $start" > "$(pid_path "$inst")"
+  record_pid "$(pid_path "$inst")" $! || die "$inst exited at once: $(tail -n 20 "$logf")"
 }
 
 wait_ready() {

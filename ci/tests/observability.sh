@@ -31,8 +31,8 @@ export NEWSFEED_RUN=$WORK/run
 PROM_URL=http://127.0.0.1:$((19090 + NEWSFEED_PORT_OFFSET))
 TESTID=observability-$(date -u +%Y%m%dT%H%M%SZ)
 K6_RATE=2
-# shellcheck source=ci/local/prometheus/process.sh
-source ci/local/prometheus/process.sh
+# shellcheck source=ci/local/process.sh
+source ci/local/process.sh
 
 passed=0 failed=0 fake_pid='' k6_pid=''
 check() {  # check NAME CMD...: one counted test

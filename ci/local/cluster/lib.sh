@@ -42,29 +42,14 @@ log() { echo "[cluster $(date +%T)] $*" >&2; }
 die() { log "ERROR: $*"; exit 1; }
 kc() { "$BIN/kubectl" --kubeconfig "$KUBECONFIG_FILE" "$@"; }
 
-# A pid file holds "PID STARTTIME" (field 22 of /proc/PID/stat): guards against signalling a recycled PID.
-proc_start_time() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; s=${s##*) }; echo "$s" | cut -d' ' -f20; }
-alive() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; s=${s##*) }; [ "${s%% *}" != Z ]; }
+# shellcheck source=ci/local/process.sh
+source "$REPO_ROOT/ci/local/process.sh"   # pid files that survive recycled PIDs
 pid_file() { echo "$RUN/$1.pid"; }
-component_pid() {
-  local f pid start; f=$(pid_file "$1")
-  [ -f "$f" ] || return 1
-  read -r pid start < "$f" || return 1
-  [ -n "$pid" ] && [ "$(proc_start_time "$pid")" = "$start" ] && alive "$pid" || return 1
-  echo "$pid"
-}
+component_pid() { recorded_pid "$(pid_file "$1")"; }
 running() { component_pid "$1" >/dev/null; }
 
-# spawn NAME CMD...: detached from our session (a finished caller must not take it down), log in $RUN;
-# 9>&-: it must not inherit ci/local/cluster.sh's lock
-spawn() {
-  local name=$1; shift
-  setsid "$@" >> "$RUN/$name.log" 2>&1 < /dev/null 9>&- &
-  local pid=$! start
-  for _ in 1 2 3 4 5 6 7 8 9 10; do start=$(proc_start_time "$pid") && break; sleep 0.05; done
-  [ -n "${start:-}" ] || { tail -n 20 "$RUN/$name.log" >&2; die "$name exited at once"; }
-  echo "$pid $start" > "$(pid_file "$name")"
-}
+# spawn NAME CMD...: detached, its log and pid file in $RUN (ci/local/process.sh)
+spawn() { spawn_recorded "$RUN/$1.log" "$(pid_file "$1")" "${@:2}" || die "$1 exited at once"; }
 
 # stop_component NAME: TERM, 10 s, KILL; only the process its pid file recorded
 stop_component() {

@@ -72,25 +72,11 @@ store_dir() { echo "$STACK_DIR/$1"; }
 store_log() { echo "$STACK_DIR/logs/$1.log"; }
 pid_file() { echo "$STACK_DIR/pids/$1.pid"; }
 
-# /proc/PID/stat after the "(comm)" field, which may itself contain spaces: "STATE PPID ... STARTTIME ..."
-proc_stat_tail() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1; echo "${s##*) }"; }
-# A pid file holds "PID STARTTIME": the start time guards against signalling a recycled PID.
-proc_start_time() { local f; f=$(proc_stat_tail "$1") || return 1; echo "$f" | cut -d' ' -f20; }
-# alive = exists and is not a zombie (a zombie answers kill -0 but is gone for our purposes)
-alive() { local f; f=$(proc_stat_tail "$1") || return 1; [ "${f%% *}" != Z ]; }
-record_pid() {
-  local start; start=$(proc_start_time "$2") || true
-  [ -n "$start" ] || return 1
-  echo "$2 $start" > "$(pid_file "$1")"
-}
+# shellcheck source=ci/local/process.sh
+source "$REPO_ROOT/ci/local/process.sh"   # pid files that survive recycled PIDs
+record_store_pid() { record_pid "$(pid_file "$1")" "$2"; }
 # Prints the PID of the store if the process we recorded is still the one alive.
-store_pid() {
-  local f pid start; f=$(pid_file "$1")
-  [ -f "$f" ] || return 1
-  read -r pid start < "$f" || return 1
-  [ -n "$pid" ] && [ "$(proc_start_time "$pid")" = "$start" ] && alive "$pid" || return 1
-  echo "$pid"
-}
+store_pid() { recorded_pid "$(pid_file "$1")"; }
 store_running() { store_pid "$1" >/dev/null; }
 
 # Starts a command detached from our session (so Ctrl-C or a finished caller does not take the store
@@ -135,6 +121,7 @@ stack_secret() {
 }
 stack_auth() { [ "$STACK_AUTH" = true ]; }
 
+# on the stack's address (process.sh's own asks loopback)
 port_open() { (exec 3<>"/dev/tcp/$STACK_HOST/$1") 2>/dev/null; }
 
 # cache dir name of each pom under ci/local/stack/<pom>/pom.xml

@@ -21,6 +21,8 @@ check "bash ci/local/tools.sh cnpg (the CloudNativePG operator's image and relea
 export NEWSFEED_RUN=$DEMO_RUN
 RUN=$NEWSFEED_RUN/cluster
 export KUBECONFIG=$RUN/control-plane/kubeconfig
+# the release's namespace (install.sh's default), for this file and the sections it sources
+RELEASE_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
 chart_demo_log=$WORK/cluster-demo.log
 # its standard output holds install.sh's step lines (the API check's own lines go to standard error, shown after it)
 chart_demo() {
@@ -74,14 +76,14 @@ check "it prints the API, Prometheus, KUBECONFIG and its stop command (make clea
 chart_k6_graphql() {
   local name deadline=$((SECONDS + 300)) s f
   name=k6-graphql-$(date +%s)
-  kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" create job --from=cronjob/newsfeed-k6-graphql "$name" || return 1
+  kc -n "$RELEASE_NS" create job --from=cronjob/newsfeed-k6-graphql "$name" || return 1
   while :; do
-    s=$(kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" get "job/$name" -o jsonpath='{.status.succeeded}')
-    f=$(kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" get "job/$name" -o jsonpath='{.status.failed}')
+    s=$(kc -n "$RELEASE_NS" get "job/$name" -o jsonpath='{.status.succeeded}')
+    f=$(kc -n "$RELEASE_NS" get "job/$name" -o jsonpath='{.status.failed}')
     if [ "${s:-0}" -ge 1 ] || [ "${f:-0}" -ge 1 ] || [ $SECONDS -ge $deadline ]; then break; fi
     sleep 3
   done
-  kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" logs "job/$name" --tail=40
+  kc -n "$RELEASE_NS" logs "job/$name" --tail=40
   [ "${s:-0}" -ge 1 ]
 }
 
@@ -89,7 +91,7 @@ chart_k6_graphql() {
 # the group's dead-letter topic, and nothing was dead-lettered by the runs so far
 chart_dead_letters() {
   local out
-  out=$(kc -n "${NEWSFEED_NODE_NAMESPACE:-newsfeed}" exec "deploy/newsfeed-$1" -- \
+  out=$(kc -n "$RELEASE_NS" exec "deploy/newsfeed-$1" -- \
     java -Xmx64m -jar /app/service.jar dead-letters list 2>&1) || { echo "$out"; return 1; }
   echo "$out" | tail -n 3
   grep -qx "0 dead-lettered records in outbound-posted.newsfeed-$1.dead-letter" <<< "$out"

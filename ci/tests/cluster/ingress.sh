@@ -1,5 +1,5 @@
 # Section "ingress" of the cluster suite, sourced by ci/tests/cluster/chart.sh on the release `make cluster-demo` left
-# running (release newsfeed in $NEWSFEED_NODE_NAMESPACE, installed with ci/local/cluster/ingress/values.yaml); uses the
+# running (release newsfeed in $RELEASE_NS, installed with ci/local/cluster/ingress/values.yaml); uses the
 # suite's check, kcheck, note, poll, kc and WORK. Traefik (ci/local/cluster/ingress.sh) is ready, and the classic
 # API answers through the chart's Ingress from this machine (ci/local/cluster/api-check.sh with the Ingress host
 # resolved to the controller's ClusterIP: participants, a friendship, a post, the friend's inbound, a keyword
@@ -9,7 +9,7 @@
 # release goes back without the Ingress and the controller is removed.
 # shellcheck shell=bash
 
-ING_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+ING_NS=$RELEASE_NS
 ING_HOST=traefik.ingress.svc.cluster.local
 ing_t0=$SECONDS
 ing_helm() { HELM_CONFIG_HOME=$WORK/ingress-chart/.helm/config HELM_CACHE_HOME=$WORK/ingress-chart/.helm/cache \

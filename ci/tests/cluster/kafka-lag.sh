@@ -1,5 +1,5 @@
 # Section "kafka-lag" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
-# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE, values/local-node.yaml with
+# (ci/local/cluster/install.sh: release newsfeed in $RELEASE_NS, values/local-node.yaml with
 # monitoring.kafkaLagExporter on, its ServiceMonitor from ci/local/cluster/monitoring/values.yaml); uses the suite's
 # check, kcheck, kc, poll, cluster_prom, cluster_target_up and cluster_panels. The chart's Kafka lag exporter runs
 # from its local image, signs in to the node stack's Kafka as its own SASL user (Describe on every topic and group, given by the topic Job) through the
@@ -7,7 +7,7 @@
 # offsets (the k6 runs before posted), their lag, and the stores dashboard's two panels that read them.
 # shellcheck shell=bash
 
-LAG_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+LAG_NS=$RELEASE_NS
 LAG_NAME=newsfeed-kafka-lag-exporter
 lag_pod_ready() {
   kc -n "$LAG_NS" rollout status "deploy/$LAG_NAME" --timeout=120s &&

@@ -14,7 +14,7 @@
 # shellcheck shell=bash
 
 MON_NS=monitoring-test
-MON_RELEASE_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+MON_RELEASE_NS=$RELEASE_NS
 MON_TESTID=cluster-monitoring-$$
 mon_t0=$SECONDS
 

@@ -1,5 +1,5 @@
 # Section "postgresql" of the cluster suite, sourced by ci/tests/cluster.sh after the chart is installed
-# (ci/local/cluster/install.sh: release newsfeed in $NEWSFEED_NODE_NAMESPACE); uses the suite's check, kcheck, kc,
+# (ci/local/cluster/install.sh: release newsfeed in $RELEASE_NS); uses the suite's check, kcheck, kc,
 # cluster_prom, cluster_target_up, cluster_panels and RUN. PostgreSQL is operator-managed: the operator is ready (and
 # `up` again changes nothing),
 # CloudNativePG reports the chart's Cluster healthy on the Debian-built image, its data sits on a local-path volume
@@ -9,7 +9,7 @@
 # counted by the operator's default queries.
 # shellcheck shell=bash
 
-PG_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+PG_NS=$RELEASE_NS
 PG_CLUSTER=newsfeed-postgresql
 pg_healthy() {
   local s; s=$(kc -n "$PG_NS" get "cluster.postgresql.cnpg.io/$PG_CLUSTER" \

@@ -12,7 +12,7 @@
 # (chart.sh brings the monitoring stack down after it, once the solr section's scrape checks are done.)
 # shellcheck shell=bash
 
-SC_NS=${NEWSFEED_NODE_NAMESPACE:-newsfeed}
+SC_NS=$RELEASE_NS
 SC_CHART=$NEWSFEED_RUN/node-install/chart/newsfeed   # the offline copy ci/local/cluster/install.sh installed
 sc_t0=$SECONDS
 sc_prom() { PROMETHEUS_URL=$(bash ci/local/cluster/monitoring.sh url) "$@"; }

@@ -149,7 +149,7 @@ cassandra_start() {
     -Dcassandra.jmx.local.port="$CASSANDRA_JMX_PORT" \
     -Dcassandra.skip_wait_for_gossip_to_settle=0 -Dcassandra.ring_delay_ms=1000 \
     -cp "$dir/conf:$lib/*" org.apache.cassandra.service.CassandraDaemon)
-  record_pid cassandra "$pid"
+  record_store_pid cassandra "$pid"
 }
 
 # ready = a CQL query answers (in auth mode: as the admin, who is made from the default superuser on the first start)

@@ -146,7 +146,7 @@ kafka_start() {
     "$(jmx_exporter_agent "$KAFKA_JMX_EXPORTER_PORT" kafka)" \
     -Dlog4j2.configurationFile="$dir/log4j2.properties" -Dkafka.logs.dir="$dir" \
     -cp "$cp" kafka.Kafka "$dir/server.properties")
-  record_pid kafka "$pid"
+  record_store_pid kafka "$pid"
 }
 
 kafka_ready() { port_open "$KAFKA_PORT" && kafka_tool ready "$STACK_HOST:$KAFKA_PORT"; }
@@ -178,7 +178,7 @@ kafka_exporter_start() {
     HTTP_HOST=$STACK_HOST HTTP_PORT=$KAFKA_EXPORTER_PORT spawn kafka-exporter java "${SHORT_JVM_OPTS[@]}" \
     -Dlog4j2.configurationFile="$dir/log4j2-tools.properties" -cp "$classes:$(kafka_home)/lib/*" \
     newsfeed.kafkalag.KafkaLagExporter)
-  record_pid kafka-exporter "$pid"
+  record_store_pid kafka-exporter "$pid"
 }
 kafka_exporter_ready() {
   local metrics

@@ -58,7 +58,7 @@ CONF
     sleep 0.1
   done
   [ -n "$pid" ] || die "postgres wrote no postmaster.pid, see $log"
-  record_pid postgresql "$pid"
+  record_store_pid postgresql "$pid"
 }
 
 # pg_hba.conf, rewritten on every start: admin over the Unix socket (trust), passwords over TCP from loopback,
@@ -111,7 +111,7 @@ postgresql_exporter_start() {
   # started in the store's dir: ci/local/leftovers.sh finds this run's processes by it
   pid=$(cd "$dir" && DATA_SOURCE_URI="$STACK_HOST:$PG_PORT/newsfeed?sslmode=disable" DATA_SOURCE_USER=newsfeed \
     DATA_SOURCE_PASS_FILE="$(pg_password_file)" spawn postgresql-exporter "$bin" "${args[@]}")
-  record_pid postgresql-exporter "$pid"
+  record_store_pid postgresql-exporter "$pid"
 }
 postgresql_exporter_ready() {
   # the whole answer first: grep -q quitting at the match would cut curl off mid-answer (curl exits 23), and under

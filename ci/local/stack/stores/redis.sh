@@ -25,7 +25,7 @@ redis_start() {
   pid=$(spawn redis redis-server "$dir/redis.conf" --bind "$STACK_HOST" --port "$REDIS_PORT" --save "" --appendonly no \
     --maxmemory "$REDIS_MAXMEMORY" --maxmemory-policy "$REDIS_MAXMEMORY_POLICY" --dir "$dir" --daemonize no \
     --protected-mode "$protected" --loglevel notice --proc-title-template "{title} {listen-addr} $dir")
-  record_pid redis "$pid"
+  record_store_pid redis "$pid"
 }
 
 redis_ready() { [ "$(redis-cli -h "$STACK_HOST" -p "$REDIS_PORT" PING)" = PONG ]; }
@@ -41,6 +41,6 @@ redis_exporter_start() {
   # started in the store's dir: ci/local/leftovers.sh finds this run's processes by it
   pid=$(cd "$dir" && spawn redis-exporter "$bin" -redis.addr "redis://$STACK_HOST:$REDIS_PORT" \
     -web.listen-address "$STACK_HOST:$REDIS_EXPORTER_PORT" -config-command - -ping-on-connect)
-  record_pid redis-exporter "$pid"
+  record_store_pid redis-exporter "$pid"
 }
 redis_exporter_ready() { curl -fsS -o /dev/null "http://$STACK_HOST:$REDIS_EXPORTER_PORT/metrics"; }

@@ -34,7 +34,7 @@ CONF
   pid=$(spawn solr java -Xms256m -Xmx512m -XX:+UseG1GC -Djava.awt.headless=true -Dhost="$STACK_HOST" \
     -Dlog4j2.configurationFile="$dir/log4j2.xml" -Dsolr.log.dir="$dir" -Dsolr.solr.home="$home" \
     -cp "$(compile_tool solr SolrLauncher):$lib/*" SolrLauncher "$home" "$SOLR_PORT" "$STACK_HOST")
-  record_pid solr "$pid"
+  record_store_pid solr "$pid"
 }
 
 # Solr's form of a BasicAuthPlugin credential (ci/local/stack/solr/password_hash.py); the password comes on stdin

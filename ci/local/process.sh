@@ -1,5 +1,5 @@
-# Process helpers of ci/local/prometheus.sh, ci/local/jaeger.sh and their tests: a pid file holds "PID STARTTIME", so a stop never signals a
-# recycled PID (the same scheme as ci/local/stack/lib.sh).
+# Process helpers sourced by the local runtime's scripts (stack, services, control plane, node, Prometheus, Jaeger)
+# and their tests: a pid file holds "PID STARTTIME", so a stop never signals a recycled PID.
 # shellcheck shell=bash
 
 # /proc/PID/stat after the "(comm)" field, which may contain spaces: "STATE PPID ... STARTTIME ..."
@@ -10,7 +10,7 @@ alive() { local f; f=$(proc_stat_tail "$1") || return 1; [ "${f%% *}" != Z ]; }
 
 # record_pid FILE PID: fails when the process is already gone
 record_pid() {
-  local start; start=$(proc_start_time "$2") || return 1
+  local start; start=$(proc_start_time "$2") && [ -n "$start" ] || return 1
   echo "$2 $start" > "$1"
 }
 
@@ -21,6 +21,18 @@ recorded_pid() {
   read -r pid start < "$1" || return 1
   [ -n "$pid" ] && [ "$(proc_start_time "$pid")" = "$start" ] && alive "$pid" || return 1
   echo "$pid"
+}
+
+# spawn_recorded LOG FILE CMD...: runs CMD detached from our session (a finished caller must not take it down),
+# its output appended to LOG, and records it in FILE; fails, with LOG's last lines, when it exited at once.
+# 9>&-: it must not inherit the lock of the script that started it (ci/local/stack.sh, ci/local/cluster.sh)
+spawn_recorded() {
+  local log=$1 file=$2; shift 2
+  setsid "$@" >> "$log" 2>&1 < /dev/null 9>&- &
+  local pid=$!
+  for _ in 1 2 3 4 5 6 7 8 9 10; do record_pid "$file" "$pid" && return 0; sleep 0.05; done
+  tail -n 20 "$log" >&2
+  return 1
 }
 
 # stop_recorded FILE GRACE_SECONDS: SIGTERM the recorded process, SIGKILL it after the grace period, remove FILE;
