@@ -24,8 +24,9 @@
 #           generated Secret, the generated store credentials unchanged by a `helm upgrade` (lookup) and removed by
 #           one with existingSecrets, and invalid values that must be refused by values.schema.json and, past it, by
 #           the API server.
-# Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features) for the umbrella chart,
-# charts/<chart>/ci/*.yaml for any chart.
+# Profiles: values/**/*.yaml and ci/tests/charts/profiles/*.yaml (optional features; names the chart must carry
+# through) for the umbrella chart, charts/<chart>/ci/*.yaml for any chart. A profile's `# expect-render: REGEX` lines
+# must each match a line of its render, its `# absent-render: REGEX` lines none.
 # Usage: ci/tests/charts.sh   (NEWSFEED_PORT_OFFSET defaults to 900; NEWSFEED_CHARTS_DIR / NEWSFEED_VALUES_DIR
 #        point it at other charts; NEWSFEED_CHARTS_KEEP=1 keeps the work dir with every check's log)
 set -euo pipefail
@@ -171,6 +172,7 @@ render_full() {
   helm template "$RELEASE" "$WORK/charts/$c" -n "$ns" "${args[@]}" \
     --kube-version "$K8S_VERSION" --api-versions "$API_VERSIONS" > "$out"
 }
+not_rendered() { ! grep -nE -- "$1" "$2"; }   # not_rendered REGEX FILE: shows the lines that match, if any
 netpol_check() {  # netpol_check NS VALUES: manifests.py netpol on the full render of the umbrella with VALUES
   render_full "$UMBRELLA" "$1" "$WORK/render/$1/full.yaml" "$2" || return 1
   manifests netpol "$RELEASE" "$WORK/render/$1/full.yaml" "$CHARTS_DIR/$UMBRELLA/values.yaml" "$2"
@@ -212,6 +214,13 @@ for p in "${PROFILES[@]}"; do
         credentials_check "$ns" "$f"
     fi
     check "$name: kubeconform -strict (Kubernetes $K8S_VERSION + CRD schemas)" kubeconform_check "$WORK/render/$ns/a.yaml"
+    # a profile's `# expect-render: REGEX` lines must each match a line of its render, `# absent-render: REGEX` none
+    while IFS= read -r re; do
+      check "$name: a rendered line matches /$re/" grep -qE -- "$re" "$WORK/render/$ns/a.yaml"
+    done < <(sed -n 's/^# expect-render: //p' "$f")
+    while IFS= read -r re; do
+      check "$name: no rendered line matches /$re/" not_rendered "$re" "$WORK/render/$ns/a.yaml"
+    done < <(sed -n 's/^# absent-render: //p' "$f")
     images_check "$name" "$c" "$WORK/render/$ns" "$f"
   else
     fail_now "$name: helm template"; sed 's/^/    /' "$WORK/render/$ns/err" | tail -n 20
@@ -570,7 +579,8 @@ upgrade_profile() {
   helm upgrade "$RELEASE" "$WORK/charts/$UMBRELLA" -n "$ns" "${args[@]}" $(offline_args "$UMBRELLA") "${flags[@]}" \
     --timeout 2m > /dev/null
 }
-# credentials_kept NS VALUES: a second `helm upgrade` with the same values keeps every generated password (lookup)
+# credentials_kept NS VALUES: a second `helm upgrade` with the same values keeps every generated password (lookup), and
+# its NOTES say how to restart the services
 credentials_kept() {
   local before after
   before=$(credential_digests "$1")
@@ -579,6 +589,10 @@ credentials_kept() {
   upgrade_profile "$1" "$2" || return 1
   after=$(credential_digests "$1")
   diff <(echo "$before") <(echo "$after") || { echo ">> the upgrade changed generated credentials"; return 1; }
+  # the services read their env ConfigMaps at start: an upgrade's NOTES say how to restart them
+  helm get notes "$RELEASE" -n "$1" |
+    grep -F "rollout restart deployment -l app.kubernetes.io/instance=$RELEASE,app.kubernetes.io/component=service" ||
+    { echo ">> the upgrade's NOTES do not say how to restart the services"; return 1; }
 }
 # credentials_replaced NS VALUES: an upgrade with credentials-existing.yaml removes the generated Secrets, the
 # services read the existing ones and the NOTES name them
@@ -599,7 +613,8 @@ for p in "${PROFILES[@]}"; do
   IFS='|' read -r c f ns <<<"$p"
   if [ "$c" != "$UMBRELLA" ] || [ "$f" != "$base" ]; then continue; fi
   helm status "$RELEASE" -n "$ns" >/dev/null 2>&1 || continue
-  check "${f#"$ROOT"/}: helm upgrade keeps every generated store credential (lookup)" credentials_kept "$ns" "$f"
+  check "${f#"$ROOT"/}: helm upgrade keeps every generated store credential (lookup); its NOTES say how to restart the services" \
+    credentials_kept "$ns" "$f"
   check "${f#"$ROOT"/}: helm upgrade with existingSecrets removes the generated credentials, the services read the existing Secrets, the NOTES name them" \
     credentials_replaced "$ns" "$f"
 done
@@ -639,6 +654,10 @@ if [ -n "$base" ] && bash ci/local/control-plane.sh status >/dev/null 2>&1; then
     fi
   done
   [ "$i" -gt 0 ] || fail_now "invalid-value cases under $HERE/invalid"
+  # the objects are named after the release's first 40 characters, values.yaml names them after all of it
+  # shellcheck disable=SC2046
+  check "a release name of 41 characters: refused by the chart's own checks" refused "release name r+ has 41 characters, at most 40" \
+    "$(printf '%.0sr' {1..41})" "$WORK/charts/$UMBRELLA" -n invalid -f "$base" $(offline_args "$UMBRELLA") --no-hooks
 fi
 
 note "$SECONDS s"

@@ -51,17 +51,13 @@ app.kubernetes.io/name: {{ include "newsfeed-service.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
-{{/* Labels of every object. */}}
+{{/* Labels of every object; commonLabels never replace the chart's own, which selectors match on. */}}
 {{- define "newsfeed-service.labels" -}}
-{{ include "newsfeed-service.selectorLabels" . }}
-app.kubernetes.io/component: service
-app.kubernetes.io/part-of: newsfeed
-app.kubernetes.io/version: {{ include "newsfeed-service.imageTag" . | trunc 63 | trimSuffix "-" | quote }}
-app.kubernetes.io/managed-by: {{ .Release.Service }}
-helm.sh/chart: {{ include "newsfeed-service.chart" . }}
-{{- with .Values.commonLabels }}
-{{ toYaml . }}
-{{- end }}
+{{- $own := dict "app.kubernetes.io/component" "service" "app.kubernetes.io/part-of" "newsfeed"
+  "app.kubernetes.io/version" (include "newsfeed-service.imageTag" . | trunc 63 | trimSuffix "-")
+  "app.kubernetes.io/managed-by" .Release.Service "helm.sh/chart" (include "newsfeed-service.chart" .) -}}
+{{- $own = merge $own (include "newsfeed-service.selectorLabels" . | fromYaml) -}}
+{{- toYaml (merge $own (deepCopy (default dict .Values.commonLabels))) -}}
 {{- end -}}
 
 {{/* metadata.annotations block content (common annotations), empty when none. */}}

@@ -24,16 +24,13 @@ app.kubernetes.io/instance: {{ .context.Release.Name }}
 app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
-{{/* Labels of every object of this chart: (dict "component" "k6" "context" $). */}}
+{{/* Labels of every object of this chart: (dict "component" "k6" "context" $); commonLabels never replace the
+     chart's own, which selectors and NetworkPolicies match on. */}}
 {{- define "newsfeed.labels" -}}
-{{ include "newsfeed.selectorLabels" . }}
-app.kubernetes.io/part-of: newsfeed
-app.kubernetes.io/version: {{ .context.Chart.AppVersion | quote }}
-app.kubernetes.io/managed-by: {{ .context.Release.Service }}
-helm.sh/chart: {{ include "newsfeed.chart" .context }}
-{{- with .context.Values.commonLabels }}
-{{ toYaml . }}
-{{- end }}
+{{- $own := dict "app.kubernetes.io/part-of" "newsfeed" "app.kubernetes.io/version" (toString .context.Chart.AppVersion)
+  "app.kubernetes.io/managed-by" .context.Release.Service "helm.sh/chart" (include "newsfeed.chart" .context) -}}
+{{- $own = merge $own (include "newsfeed.selectorLabels" . | fromYaml) -}}
+{{- toYaml (merge $own (deepCopy (default dict .context.Values.commonLabels))) -}}
 {{- end -}}
 
 {{/* metadata.annotations content from commonAnnotations merged with (dict "annotations" {...} "context" $). */}}
@@ -56,11 +53,23 @@ helm.sh/chart: {{ include "newsfeed.chart" .context }}
 {{- end -}}
 {{- end -}}
 
+{{/* The URL the gateway test reaches the gateway by: tests.gatewayUrl, else the Ingress' hostname (https with its
+     tlsSecret), else the HTTPRoute's first hostname; empty when there is none. */}}
+{{- define "newsfeed.tests.gatewayUrl" -}}
+{{- if .Values.tests.gatewayUrl -}}
+{{- .Values.tests.gatewayUrl -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.hostname -}}
+{{- printf "%s://%s" (ternary "https" "http" (ne (toString .Values.ingress.tlsSecret) "")) .Values.ingress.hostname -}}
+{{- else if and .Values.httpRoute.enabled .Values.httpRoute.hostnames -}}
+{{- printf "http://%s" (first .Values.httpRoute.hostnames) -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "newsfeed.imagePullSecrets" -}}
 {{- with .Values.global.imagePullSecrets }}
 imagePullSecrets:
 {{- range . }}
-  - name: {{ ternary .name . (kindIs "map" .) }}
+  - name: {{ if kindIs "map" . }}{{ .name }}{{ else }}{{ . }}{{ end }}
 {{- end }}
 {{- end }}
 {{- end -}}
@@ -205,11 +214,44 @@ secretKeyRef:
 {{- end -}}
 {{- end -}}
 
-{{/* CASSANDRA_CONTACT_POINTS: cass-operator's all-pods Service of the first DC, or the external list. */}}
+{{/* A name made fit for Kubernetes as cass-operator's CleanupForKubernetes makes it: kept when it is a DNS-1035
+     label, else lowercased, "_" turned into "-" and only the runs of label characters kept. */}}
+{{- define "newsfeed.cassandra.k8sName" -}}
+{{- $name := toString . -}}
+{{- if and (le (len $name) 63) (regexMatch "^[a-z]([-a-z0-9]*[a-z0-9])?$" $name) -}}
+{{- $name -}}
+{{- else -}}
+{{- regexFindAll "[a-z]([-a-z0-9]*[a-z0-9])?" ($name | lower | replace "_" "-") -1 | join "" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Cassandra cluster's name as k8ssandra-operator's SanitizedName gives it: `cassandra.cluster.cassandra.clusterName`,
+     else the K8ssandraCluster's own name, made fit for Kubernetes; cass-operator names its Services after it. */}}
+{{- define "newsfeed.cassandra.sanitizedName" -}}
+{{- $cass := default dict (default dict .Values.cassandra.cluster).cassandra -}}
+{{- include "newsfeed.cassandra.k8sName" (default (include "newsfeed.cassandra.clusterName" .) $cass.clusterName) -}}
+{{- end -}}
+
+{{/* The superuser's Secret: in the cluster the one k8ssandra-operator uses (`superuserSecretRef`, else
+     `<sanitized cluster name>-superuser`), for an external Cassandra `<release>-cassandra-superuser`. */}}
+{{- define "newsfeed.cassandra.superuserSecret" -}}
+{{- $cass := default dict (default dict .Values.cassandra.cluster).cassandra -}}
+{{- if and .Values.cassandra.enabled (default dict $cass.superuserSecretRef).name -}}
+{{- $cass.superuserSecretRef.name -}}
+{{- else if .Values.cassandra.enabled -}}
+{{- printf "%s-superuser" (include "newsfeed.cassandra.sanitizedName" .) -}}
+{{- else -}}
+{{- printf "%s-superuser" (include "newsfeed.cassandra.clusterName" .) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* CASSANDRA_CONTACT_POINTS: cass-operator's Service of the first DC (`<cluster>-<dc>-service`, both names made fit
+     for Kubernetes; the DC by its metadata.name, which names the CassandraDatacenter), or the external list. */}}
 {{- define "newsfeed.cassandra.contactPoints" -}}
 {{- if .Values.cassandra.enabled -}}
-{{- $dc := include "newsfeed.cassandra.localDatacenter" . | lower | replace "_" "-" -}}
-{{- printf "%s-%s-service:9042" (include "newsfeed.cassandra.clusterName" .) $dc -}}
+{{- $dc := "" -}}
+{{- with (first (include "newsfeed.cassandra.datacenters" . | fromYaml).list) }}{{ $dc = .metadata.name }}{{ end -}}
+{{- printf "%s-%s-service:9042" (include "newsfeed.cassandra.sanitizedName" .) (include "newsfeed.cassandra.k8sName" $dc) -}}
 {{- else -}}
 {{- .Values.externalCassandra.contactPoints -}}
 {{- end -}}
@@ -396,6 +438,9 @@ true
 {{- end -}}
 {{- if and .Values.auth.enabled (not (trim (toString .Values.auth.issuer))) -}}
 {{- $messages = append $messages "auth.enabled=true needs auth.issuer (the iss every token must carry): without it the services refuse to start" -}}
+{{- end -}}
+{{- if gt (len .Release.Name) 40 -}}
+{{- $messages = append $messages (printf "release name %s has %d characters, at most 40: the chart's objects are named <release>-<what> within Kubernetes' 63, and values.yaml refers to them by the release name" .Release.Name (len .Release.Name)) -}}
 {{- end -}}
 {{- $messages = concat $messages (include "newsfeed.storeAuth.problems" . | fromYamlArray) -}}
 {{- if $messages -}}
