@@ -18,10 +18,13 @@ import java.util.concurrent.CompletableFuture;
  * The HTTP status of a GraphQL answer, so clients that only look at the status (the classic load client treats
  * anything but 200 as a failure) see what happened: 400 for a query that does not parse or validate, 503 when a
  * service was unavailable, a service's 4xx when nothing of the request succeeded because of it, else 200 (with
- * the errors of the fields that failed). The body is always the GraphQL answer.
+ * the errors of the fields that failed). A request of which a mutation was stored is 200 whatever else failed (a
+ * service unavailable for another field, or for a field of the stored one's answer): told to retry the whole
+ * request, a client would store it twice; the errors say which fields failed. The body is always the GraphQL answer.
  */
 final class AnswerStatus extends SimplePerformantInstrumentation {
   private static final String KEY = "newsfeed.edge.status";
+  private static final String STORED = "newsfeed.edge.stored";
 
   /**
    * Route handler before the GraphQL handler: the status is set just before the headers go out, with the bearer
@@ -40,18 +43,23 @@ final class AnswerStatus extends SimplePerformantInstrumentation {
     ctx.next();
   }
 
+  /** Marks the request as one whose mutation a service has stored (its answer was a success). */
+  static void stored(RoutingContext ctx) {
+    ctx.put(STORED, true);
+  }
+
   @Override
   public CompletableFuture<ExecutionResult> instrumentExecutionResult(ExecutionResult result,
                                                                       InstrumentationExecutionParameters parameters,
                                                                       InstrumentationState state) {
     RoutingContext ctx = parameters.getGraphQLContext().get(RoutingContext.class);
     if (ctx != null) {
-      ctx.put(KEY, of(result));
+      ctx.put(KEY, of(result, Boolean.TRUE.equals(ctx.get(STORED))));
     }
     return CompletableFuture.completedFuture(result);
   }
 
-  static int of(ExecutionResult result) {
+  static int of(ExecutionResult result, boolean stored) {
     if (result.getErrors().isEmpty()) {
       return 200;
     }
@@ -69,6 +77,9 @@ final class AnswerStatus extends SimplePerformantInstrumentation {
       } else if (isRequestError(error.getErrorType())) {
         return 400;
       }
+    }
+    if (stored) {
+      return 200;
     }
     if (server != 0) {
       return server;

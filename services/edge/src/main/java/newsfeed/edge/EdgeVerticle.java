@@ -2,13 +2,16 @@ package newsfeed.edge;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.graphql.GraphQLHandler;
 import newsfeed.common.auth.BearerTokens;
+import newsfeed.common.http.ApiError;
 import newsfeed.common.http.HttpBootstrap;
 
 import java.util.List;
@@ -44,14 +47,38 @@ public final class EdgeVerticle extends VerticleBase {
     BodyHandler body = BodyHandler.create(false).setBodyLimit(config.maxBodyBytes());   // no uploads to the FS
 
     Router router = HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of());
-    router.post("/").handler(body).handler(AnswerStatus::apply).handler(graphql);
-    router.post("/graphql").handler(body).handler(AnswerStatus::apply).handler(graphql);
+    // Vert.x wants the body handler first
+    router.post("/").handler(body).handler(EdgeVerticle::requestInBody).handler(AnswerStatus::apply).handler(graphql);
+    router.post("/graphql").handler(body).handler(EdgeVerticle::requestInBody).handler(AnswerStatus::apply)
+        .handler(graphql);
     router.get("/graphql").handler(AnswerStatus::apply).handler(graphql);
     router.route().failureHandler(Failures::handle);
+    // no such path or method: a GraphQL answer too, like every other answer of edge
+    router.errorHandler(404, Failures::handle).errorHandler(405, Failures::handle);
 
     return HttpBootstrap.serve(vertx,
         HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()), router)
         .onSuccess(s -> server = s);
+  }
+
+  /**
+   * A POST carries its GraphQL request in its body: Vert.x's handler would take a `?query=` in the URL first,
+   * whatever the body and its Content-Type, and so run a mutation any web page can send as a plain form.
+   */
+  private static void requestInBody(RoutingContext ctx) {
+    MultiMap params;
+    try {
+      params = ctx.queryParams();
+    } catch (IllegalArgumentException malformed) {   // a bad %-escape
+      ctx.fail(new ApiError(400, "bad_request", "malformed query string"));
+      return;
+    }
+    if (params.contains("query") || params.contains("operationName") || params.contains("variables")
+        || params.contains("extensions")) {
+      ctx.fail(new ApiError(400, "bad_request", "a POST carries its GraphQL request in the body, not in the URL"));
+      return;
+    }
+    ctx.next();
   }
 
   /** Stop taking requests and let those in flight finish (their calls to the services included), then close. */

@@ -135,6 +135,7 @@ final class Resolvers {
   /**
    * A mutation changes data, so it is refused on GET (a link or a prefetch must never create anything), and with
    * AUTH_ENABLED it runs only for a caller whose bearer token verifies (else a 401 field error, before any call).
+   * Once its service has stored it, the answer is a 200 ({@link AnswerStatus}).
    */
   private DataFetcher<CompletionStage<Object>> mutation(Write write) {
     return async(env -> {
@@ -144,7 +145,12 @@ final class Resolvers {
       }
       return tokens.caller(authorization(env))
           .recover(err -> Future.failedFuture(err instanceof ApiError e ? FieldError.of(e) : err))
-          .compose(caller -> write.run(env, caller));   // a FieldError it throws fails the future
+          .compose(caller -> write.run(env, caller))   // a FieldError it throws fails the future
+          .onSuccess(stored -> {
+            if (rc != null) {
+              AnswerStatus.stored(rc);
+            }
+          });
     });
   }
 

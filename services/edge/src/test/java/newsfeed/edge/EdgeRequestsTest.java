@@ -149,9 +149,25 @@ class EdgeRequestsTest {
   }
 
   @Test
-  void anUnknownPathOrMethodIsJson() {
-    HttpResponse<Buffer> resp = edge.get("/");
-    assertEquals(405, resp.statusCode());
-    assertTrue(resp.getHeader("Content-Type").startsWith("application/json"));
+  void anUnknownPathOrMethodIsAGraphQlAnswer() {
+    assertEquals("method_not_allowed", extension(errors(edge.get("/"), 405), "code"));
+    assertEquals("not_found", extension(errors(edge.get("/graphq"), 404), "code"));
+    assertEquals("not_found", extension(errors(edge.post("/graphq", "application/json",
+        Buffer.buffer("{\"query\": \"{ __typename }\"}")), 404), "code"));
+  }
+
+  @Test
+  void aPostWithItsRequestInTheUrlIsRefused() {
+    // a form any web page can send: the query in the URL must not run, whatever the body
+    String q = URLEncoder.encode("mutation { createParticipant(input: {name: \"csrf\"}) { id } }",
+        StandardCharsets.UTF_8);
+    for (String path : new String[] {"/", "/graphql"}) {
+      JsonArray errors = errors(edge.post(path + "?query=" + q, "application/x-www-form-urlencoded",
+          Buffer.buffer("a=b")), 400);
+      assertEquals("bad_request", extension(errors, "code"));
+      errors(edge.post(path + "?query=" + q, "application/json", Buffer.buffer("{\"query\": \"{ __typename }\"}")),
+          400);
+      errors(edge.post(path + "?x=%zz", "application/json", Buffer.buffer("{\"query\": \"{ __typename }\"}")), 400);
+    }
   }
 }
