@@ -1,5 +1,7 @@
 package newsfeed.search;
 
+import newsfeed.common.model.Text;
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,16 +22,22 @@ public final class KeywordQuery {
 
   /** @throws IllegalArgumentException with a user-facing message when the keywords are missing or too long. */
   public static KeywordQuery parse(String keywords) {
-    if (keywords == null || keywords.isBlank()) {
+    if (keywords == null || Text.isBlank(keywords)) {
       throw new IllegalArgumentException("keywords is required");
     }
     if (keywords.length() > MAX_LENGTH) {
       throw new IllegalArgumentException("keywords must be at most " + MAX_LENGTH + " characters");
     }
     List<String> terms = new ArrayList<>();
-    for (String t : keywords.trim().split("\\s+")) {
-      if (!t.isEmpty()) {
-        terms.add(t);
+    // words between white space as the contract counts it (Text): any other character is part of a word
+    int start = -1;
+    for (int i = 0; i <= keywords.length(); i++) {
+      boolean space = i == keywords.length() || Text.isSpace(keywords.charAt(i));
+      if (space && start >= 0) {
+        terms.add(keywords.substring(start, i));
+        start = -1;
+      } else if (!space && start < 0) {
+        start = i;
       }
     }
     if (terms.size() > MAX_TERMS) {

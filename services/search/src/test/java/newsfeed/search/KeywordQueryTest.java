@@ -2,6 +2,8 @@ package newsfeed.search;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -30,6 +32,10 @@ class KeywordQueryTest {
     assertThrows(IllegalArgumentException.class, () -> KeywordQuery.parse(null));
     assertThrows(IllegalArgumentException.class, () -> KeywordQuery.parse(""));
     assertThrows(IllegalArgumentException.class, () -> KeywordQuery.parse(" \t "));
+    // white space as the contract's pattern counts it: a no-break space too, a control character not
+    assertThrows(IllegalArgumentException.class, () -> KeywordQuery.parse("\u00a0\u3000"));
+    assertEquals(List.of("\u001f"), KeywordQuery.parse("\u001f").terms());
+    assertEquals(List.of("a", "b"), KeywordQuery.parse("\u2003a\u00a0b\n").terms());
     assertThrows(IllegalArgumentException.class, () -> KeywordQuery.parse("x".repeat(KeywordQuery.MAX_LENGTH + 1)));
     assertThrows(IllegalArgumentException.class, () -> KeywordQuery.parse("w ".repeat(KeywordQuery.MAX_TERMS + 1)));
     assertEquals(KeywordQuery.MAX_TERMS, KeywordQuery.parse("w ".repeat(KeywordQuery.MAX_TERMS)).terms().size());

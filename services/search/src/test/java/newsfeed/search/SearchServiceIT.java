@@ -125,7 +125,8 @@ class SearchServiceIT {
 
   @Test
   void badInputIsA400JsonErrorAndNothingElse() {
-    for (String query : new String[] {"", "?keywords=", "?keywords=%20%20", "?keywords=" + "x".repeat(201),
+    for (String query : new String[] {"", "?keywords=", "?keywords=%20%20", "?keywords=%C2%A0",
+        "?keywords=" + "x".repeat(201),
         "?keywords=a&keywords=b", "?keywords=a&posts=yes", "?keywords=a&limit=0", "?keywords=a&limit=101",
         "?keywords=a&limit=x"}) {
       HttpResponse<Buffer> resp = get("/outbound" + query);
@@ -136,6 +137,10 @@ class SearchServiceIT {
     }
     assertEquals(404, get("/nothing/here").statusCode());
     assertEquals(404, get("/nothing/here").bodyAsJsonObject().getInteger("status"));
+    // a control character is no white space to the contract: a word that matches nothing
+    HttpResponse<Buffer> control = get("/outbound?keywords=%1F");
+    assertEquals(200, control.statusCode(), control.bodyAsString());
+    assertEquals(new JsonArray(), control.bodyAsJsonArray());
   }
 
   @Test

@@ -79,7 +79,8 @@ public final class SocialGraph {
 
   private Future<FriendsPage> pageFromStore(long id, long afterId, int limit) {
     return friends.page(id, afterId, limit + 1).compose(rows -> {
-      Future<Void> exists = rows.isEmpty() && afterId == 0 ? participant(id).mapEmpty() : Future.succeededFuture();
+      // an empty page past a cursor too: an unknown id is a 404 whether the list was read from the cache or not
+      Future<Void> exists = rows.isEmpty() ? participant(id).mapEmpty() : Future.succeededFuture();
       return exists.map(v -> FriendsPage.of(rows, limit));
     });
   }

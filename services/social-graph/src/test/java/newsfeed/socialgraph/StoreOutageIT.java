@@ -62,6 +62,12 @@ class StoreOutageIT {
         assertEquals(Set.of(b), friendIds(timed(() -> noRedis.get("/participant/" + a + "/friends"))));
         assertEquals(Set.of(a), friendIds(timed(() -> noRedis.get("/participant/" + b + "/friends"))));
       }
+      // an unknown id is a 404 past a cursor too, as when its (empty) list comes from the cache
+      HttpResponse<Buffer> unknown = timed(() -> noRedis.get("/participant/" + Long.MAX_VALUE + "/friends?cursor="
+          + FriendsCursor.encode(b)));
+      assertEquals(404, unknown.statusCode(), unknown.bodyAsString());
+      assertEquals(200, timed(() -> noRedis.get("/participant/" + a + "/friends?cursor=" + FriendsCursor.encode(b)))
+          .statusCode(), "an empty page past the last friend of a participant that exists");
       assertEquals(200, noRedis.get("/health/ready").statusCode(), "Redis is not needed to be ready");
       // the friendship's invalidation was the first Redis call: it failed and Redis is skipped for a while, but the
       // invalidation is retried (probing Redis) and never given up

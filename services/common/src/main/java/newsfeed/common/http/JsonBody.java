@@ -5,6 +5,7 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.model.Links;
 import newsfeed.common.model.Occurred;
+import newsfeed.common.model.Text;
 
 /**
  * Validation of POST bodies: a JSON object with typed fields, else an {@link ApiError} 400 naming the field. The
@@ -34,10 +35,10 @@ public final class JsonBody {
     return object;
   }
 
-  /** A required string of 1..maxLength characters (after trimming for the emptiness check). */
+  /** A required string of 1..maxLength characters, one of them no white space ({@link Text}). */
   public static String requiredString(JsonObject body, String field, int maxLength) {
     String s = optionalString(body, field, maxLength);
-    if (s == null || s.isBlank()) {
+    if (s == null || Text.isBlank(s)) {
       throw new ApiError(400, "missing_field", field + " is required");
     }
     return s;
@@ -55,7 +56,24 @@ public final class JsonBody {
     if (s.length() > maxLength) {
       throw new ApiError(400, "invalid_field", field + " must be at most " + maxLength + " characters");
     }
+    if (hasLoneSurrogate(s)) {
+      // half of a surrogate pair is no character: the stores would keep '?' and a post no longer match its retry
+      throw new ApiError(400, "invalid_field",
+          field + " holds half of a UTF-16 surrogate pair, which is not a character");
+    }
     return s;
+  }
+
+  private static boolean hasLoneSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A participant link ("/participant/42", or a bare positive id) in a field; null when absent. */

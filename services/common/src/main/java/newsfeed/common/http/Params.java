@@ -1,18 +1,17 @@
 package newsfeed.common.http;
 
+import newsfeed.common.model.Links;
+
 /** Validation of path and query parameters; bad input is an {@link ApiError} 400. */
 public final class Params {
   private Params() {
   }
 
+  /** A positive id in the API's own digits (no sign, no leading zero, ASCII only), else 400. */
   public static long participantId(String raw) {
-    try {
-      long id = Long.parseLong(raw);
-      if (id > 0) {
-        return id;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
+    long id = Links.id(raw);
+    if (id > 0) {
+      return id;
     }
     throw new ApiError(400, "invalid_id", "participant id must be a positive integer");
   }
@@ -21,13 +20,9 @@ public final class Params {
     if (raw == null || raw.isEmpty()) {
       return defaultLimit;
     }
-    try {
-      int limit = Integer.parseInt(raw);
-      if (limit >= 1 && limit <= maxLimit) {
-        return limit;
-      }
-    } catch (NumberFormatException ignored) {
-      // reported below
+    long limit = raw.length() <= 10 ? Links.id(raw) : -1;   // the same digits as an id
+    if (limit >= 1 && limit <= maxLimit) {
+      return (int) limit;
     }
     throw new ApiError(400, "invalid_limit", "limit must be an integer from 1 to " + maxLimit);
   }

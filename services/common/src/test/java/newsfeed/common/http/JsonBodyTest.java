@@ -24,4 +24,28 @@ class JsonBodyTest {
           String.valueOf(bad)).status());
     }
   }
+
+  @Test
+  void aRequiredTextHoldsACharacterOtherThanWhiteSpaceAsTheContractCountsIt() {
+    for (String blank : new String[] {"", " ", "\t\n", "\u00a0", "\u2003\u3000", "\ufeff"}) {
+      JsonObject body = new JsonObject().put("s", blank);
+      assertEquals("missing_field", assertThrows(ApiError.class, () -> JsonBody.requiredString(body, "s", 10),
+          blank).code());
+    }
+    // Java's isBlank takes these for white space, the contract's pattern ('\\S', ECMAScript) does not
+    assertEquals("\u001f", JsonBody.requiredString(new JsonObject().put("s", "\u001f"), "s", 10));
+    assertEquals("\u001c", JsonBody.requiredString(new JsonObject().put("s", "\u001c"), "s", 10));
+  }
+
+  @Test
+  void halfASurrogatePairIsNoCharacter() {
+    // a whole pair (an emoji) is a character; either half alone, anywhere in the text, is bad input
+    assertEquals("a\ud83d\ude00b", JsonBody.optionalString(new JsonObject().put("s", "a\ud83d\ude00b"), "s", 10));
+    for (String bad : new String[] {"\ud800", "a\udc00", "\ud83dx", "x\ude00\ud83d", "\ud83d"}) {
+      JsonObject body = new JsonObject().put("s", bad);
+      ApiError e = assertThrows(ApiError.class, () -> JsonBody.optionalString(body, "s", 10), bad);
+      assertEquals(400, e.status());
+      assertEquals("invalid_field", e.code());
+    }
+  }
 }
