@@ -23,7 +23,7 @@ recorded_pid() {
   echo "$pid"
 }
 
-# spawn_recorded LOG FILE CMD...: runs CMD detached from our session (a finished caller must not take it down),
+# spawn_recorded LOG FILE CMD...: runs CMD detached by setsid (a finished caller must not take it down),
 # its output appended to LOG, and records it in FILE; fails, with LOG's last lines, when it exited at once.
 # 9>&-: it must not inherit the lock of the script that started it (ci/local/stack.sh, ci/local/cluster.sh)
 spawn_recorded() {

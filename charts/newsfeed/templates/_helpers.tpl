@@ -65,6 +65,15 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 {{- end -}}
 
+{{/* "true" when k6 scenario (dict "scenario" NAME "context" $) gets a CronJob: enabled, and graphql.js (which
+     drives edge's GraphQL API) only with edge installed. */}}
+{{- define "newsfeed.k6.hasCronJob" -}}
+{{- $scenario := index .context.Values.k6.scenarios .scenario -}}
+{{- $script := default (printf "%s.js" .scenario) $scenario.script -}}
+{{- $edgeMissing := and (eq $script "graphql.js") (not (include "newsfeed.service.enabled" (dict "service" "edge" "context" .context))) -}}
+{{- if and $scenario.enabled (not $edgeMissing) }}true{{ end -}}
+{{- end -}}
+
 {{- define "newsfeed.imagePullSecrets" -}}
 {{- with .Values.global.imagePullSecrets }}
 imagePullSecrets:
