@@ -66,8 +66,9 @@ def record(name, ok, detail=""):
     print(f"{'ok' if ok else 'FAIL'} - {name}" + (f" ({detail})" if detail else ""), flush=True)
 
 
-def judge(a, expect, validate=None):
-    """(ok, why). expect: a set of statuses, "4xx", or "2xx|4xx". A 2xx must pass validate(answer) if given."""
+def judge(a, expect, validate=None, method=None):
+    """(ok, why). expect: a set of statuses, "4xx", or "2xx|4xx". A 2xx must pass validate(answer) if given; a 405
+    must say in Allow which methods the path takes (RFC 9110), the refused one not among them."""
     if a.status == 0:
         return False, a.describe()
     if a.status >= 500:
@@ -89,6 +90,10 @@ def judge(a, expect, validate=None):
         ok = a.status in allowed
     if not ok:
         return False, f"expected {expect}, got {a.describe()}"
+    if a.status == 405:
+        allow = [m.strip() for m in a.headers.get("allow", "").split(",") if m.strip()]
+        if not allow or method in allow:
+            return False, f"405 with Allow {a.headers.get('allow')!r} for {method}: {a.describe()}"
     if 200 <= a.status < 300 and validate is not None:
         why = validate(a)
         if why:
@@ -106,7 +111,7 @@ def accepted(base, method, path):
 def case(service, base, method, path, label, body=None, expect="4xx", validate=None, content_type="application/json"):
     a = send(base, method, path, body, content_type)
     ANSWERS.append((base, method, path, a))
-    ok, why = judge(a, expect, validate)
+    ok, why = judge(a, expect, validate, method)
     shown = path if len(path) <= 70 else path[:60] + f"...({len(path)} chars)"
     record(f"{service} {method} {shown}: {label} -> {a.status or 'no answer'}", ok, "" if ok else why)
     return a
@@ -186,10 +191,12 @@ BAD_FORMS = [("form with a broken %-escape", "name=a%&to=b%z&subject=%&story=%")
 
 def malformed_bodies(valid, text_field):
     """(label, body) pairs that are not a JSON object, or not UTF-8 (`valid`, a good body of the endpoint, with
-    invalid bytes in its text_field: a replacement character stored instead would be silent corruption)."""
+    invalid bytes in its text_field: a replacement character stored instead would be silent corruption), or name
+    text_field twice (either value kept would be a guess)."""
     bad_utf8 = json.dumps({k: "\udcff" if k == text_field else v for k, v in valid.items()})
     bad_utf8 = bad_utf8.replace("\\udcff", "@@").encode().replace(b"@@", b"\xff\xfe")
-    return [("invalid UTF-8 in a valid body", bad_utf8), ("malformed JSON", "{"), ("truncated JSON", '{"name":'), ("trailing comma", '{"a":"b",}'),
+    twice = json.dumps(valid)[:-1] + ", " + json.dumps(text_field) + ": " + json.dumps(valid[text_field]) + "}"
+    return [("invalid UTF-8 in a valid body", bad_utf8), (f"{text_field} named twice", twice), ("malformed JSON", "{"), ("truncated JSON", '{"name":'), ("trailing comma", '{"a":"b",}'),
             ("single quotes", "{'a':'b'}"), ("not JSON", "hello"), ("empty body", ""), ("whitespace body", "  \n"),
             ("JSON array", "[]"), ("JSON array of objects", '[{"name":"x"}]'), ("JSON string", '"x"'),
             ("JSON number", "42"), ("JSON null", "null"), ("JSON true", "true"),
@@ -424,7 +431,8 @@ class Suite:
                              ("21 keywords", "?keywords=" + "+".join(["w"] * 21)),
                              ("keywords twice", "?keywords=a&keywords=b"),
                              ("keywords of 5000 characters", "?keywords=" + "k" * 5000),
-                             ("posts not a boolean", "?keywords=a&posts=maybe")] + \
+                             ("posts not a boolean", "?keywords=a&posts=maybe"),
+                             ("keywords not UTF-8", "?keywords=%FF%FE"), ("keywords with a broken escape", "?keywords=a%2")] + \
                 [(f"limit {k}", f"?keywords=a&limit={v}") for k, v in list(BAD_LIMITS.items()) + [("over the max", "101")]]:
             case(se, self.se, "GET", "/outbound" + query, label, expect={400, 414})
 

@@ -3,6 +3,7 @@ package newsfeed.e2e;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
@@ -50,7 +51,7 @@ final class OpenApiCheck implements AutoCloseable {
 
   OpenApiCheck() {
     spec = Utils.readYamlOrJson(vertx, specPath().toString()).await();
-    contract = OpenAPIContract.from(vertx, withoutForms(spec.copy())).await();
+    contract = OpenAPIContract.from(vertx, withoutJsonParameters(withoutForms(spec.copy()))).await();
     requests = RequestValidator.create(vertx, contract);
     responses = ResponseValidator.create(vertx, contract);
   }
@@ -64,8 +65,29 @@ final class OpenApiCheck implements AutoCloseable {
     for (String path : paths.fieldNames()) {
       JsonObject item = paths.getJsonObject(path);
       for (String key : item.fieldNames()) {
-        if (item.getValue(key) instanceof JsonObject op && op.getJsonObject("requestBody") != null) {
+        // a body given by $ref (GraphQL's, in components) is JSON only
+        if (item.getValue(key) instanceof JsonObject op && op.getJsonObject("requestBody") != null
+            && op.getJsonObject("requestBody").getJsonObject("content") != null) {
           op.getJsonObject("requestBody").getJsonObject("content").remove(FORM);
+        }
+      }
+    }
+    return spec;
+  }
+
+  /**
+   * vertx-openapi 5.0 refuses a parameter given by {@code content} (a JSON-encoded one, like GraphQL's
+   * {@code variables}) and reads no JSON in a query value: such a parameter is left out of the contract it checks
+   * against, so a request with one is judged by its response.
+   */
+  private static JsonObject withoutJsonParameters(JsonObject spec) {
+    JsonObject paths = spec.getJsonObject("paths");
+    for (String path : paths.fieldNames()) {
+      JsonObject item = paths.getJsonObject(path);
+      for (String key : item.fieldNames()) {
+        if (item.getValue(key) instanceof JsonObject op && op.getJsonArray("parameters") != null) {
+          op.put("parameters", new JsonArray(op.getJsonArray("parameters").stream()
+              .filter(p -> !((JsonObject) p).containsKey("content")).toList()));
         }
       }
     }

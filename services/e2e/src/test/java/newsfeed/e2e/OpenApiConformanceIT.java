@@ -224,6 +224,23 @@ class OpenApiConformanceIT extends WithOpenApiCheck {
     assertEquals(413, check.send(edge, graphql("query { posters(keywords: \"" + "x".repeat(140_000) + "\") { id } }"))
         .statusCode());
     assertEquals(415, check.send(edge, call("graphql").form("query=x")).statusCode());
+    // the same request at the root path, and a query in the URL
+    HttpResponse<Buffer> atRoot = check.send(edge, call("graphqlRoot").json(new JsonObject().put("query",
+        "query { participant(id: " + gia.getString("id") + ") { name } }")));
+    assertEquals("Gia", atRoot.bodyAsJsonObject().getJsonObject("data").getJsonObject("participant")
+        .getString("name"));
+    HttpResponse<Buffer> inUrl = check.send(edge, call("graphqlGet").query("query",
+        "query($id: ID!) { participant(id: $id) { name } }").query("variables",
+            new JsonObject().put("id", gia.getString("id")).encode()));
+    assertEquals("Gia", inUrl.bodyAsJsonObject().getJsonObject("data").getJsonObject("participant")
+        .getString("name"));
+    HttpResponse<Buffer> mutation = check.send(edge, call("graphqlGet").query("query",
+        "mutation { createParticipant(input: {name: \"Get\"}) { id } }"));
+    assertEquals(405, mutation.statusCode());
+    assertEquals("GET, POST", mutation.getHeader("Allow"));
+    assertEquals(400, check.send(edge, call("graphqlGet").query("variables", "{}")).statusCode());
+    assertEquals(414, check.send(edge, call("graphqlGet").query("query", "{ " + "x".repeat(5_000) + " }"))
+        .statusCode());
     operations(edge);
   }
 

@@ -33,6 +33,8 @@ class OpenApiSpecTest extends WithOpenApiCheck {
         Map.entry("getInbound", "GET /participant/{id}/inbound"),
         Map.entry("searchOutbound", "GET /outbound"),
         Map.entry("graphql", "POST /graphql"),
+        Map.entry("graphqlGet", "GET /graphql"),
+        Map.entry("graphqlRoot", "POST /"),
         Map.entry("live", "GET /health/live"),
         Map.entry("ready", "GET /health/ready"),
         Map.entry("events", "GET /health/events"),
@@ -67,8 +69,12 @@ class OpenApiSpecTest extends WithOpenApiCheck {
       }
       assertNotNull(op.getResponse(400), op.getOperationId() + " declares 400");
       assertNotNull(op.getResponse(503), op.getOperationId() + " declares 503");
+      // the HTTP server's own limits, answered before any route
+      assertNotNull(op.getResponse(414), op.getOperationId() + " declares 414");
+      assertNotNull(op.getResponse(431), op.getOperationId() + " declares 431");
       if (op.getRequestBody() != null) {
         assertNotNull(op.getResponse(413), op.getOperationId() + " declares 413");
+        assertNotNull(op.getResponse(417), op.getOperationId() + " declares 417");
       }
     }
   }

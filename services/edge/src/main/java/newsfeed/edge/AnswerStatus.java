@@ -28,7 +28,7 @@ final class AnswerStatus extends SimplePerformantInstrumentation {
 
   /**
    * Route handler before the GraphQL handler: the status is set just before the headers go out, with the bearer
-   * challenge of a 401 (a mutation without a good token).
+   * challenge of a 401 (a mutation without a good token) and the {@code Allow} of a 405.
    */
   static void apply(RoutingContext ctx) {
     ctx.addHeadersEndHandler(v -> {
@@ -37,6 +37,9 @@ final class AnswerStatus extends SimplePerformantInstrumentation {
         ctx.response().setStatusCode(status);
         if (status == 401) {
           ctx.response().putHeader("WWW-Authenticate", BearerTokens.CHALLENGE);
+        } else if (status == 405) {
+          // the one 405 a field raises: a mutation in a GET of /graphql, which takes GET and POST
+          ctx.response().putHeader("Allow", "GET, POST");
         }
       }
     });

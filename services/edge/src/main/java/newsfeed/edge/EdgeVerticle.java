@@ -2,6 +2,7 @@ package newsfeed.edge;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.vertx.core.Future;
+import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -11,6 +12,7 @@ import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.graphql.GraphQLHandler;
 import newsfeed.common.auth.BearerTokens;
+import newsfeed.common.http.AllowedMethods;
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.HttpBootstrap;
 
@@ -52,9 +54,11 @@ public final class EdgeVerticle extends VerticleBase {
     router.post("/graphql").handler(body).handler(EdgeVerticle::requestInBody).handler(AnswerStatus::apply)
         .handler(graphql);
     router.get("/graphql").handler(AnswerStatus::apply).handler(graphql);
-    router.route().failureHandler(Failures::handle);
+    // a 405 (a method the path does not take) says in Allow which methods it takes
+    Handler<RoutingContext> failures = AllowedMethods.onNotAllowed(router, Failures::handle);
+    router.route().failureHandler(failures);
     // no such path or method: a GraphQL answer too, like every other answer of edge
-    router.errorHandler(404, Failures::handle).errorHandler(405, Failures::handle);
+    router.errorHandler(404, failures).errorHandler(405, failures);
 
     return HttpBootstrap.serve(vertx,
         HttpBootstrap.bodyServerOptions(config.httpHost(), config.httpPort(), config.maxBodyBytes()), router)

@@ -29,12 +29,12 @@ final class Failures {
         .end(new JsonObject().put("errors", new JsonArray().add(body)).encode());
   }
 
-  // 404, 405, 413 and the logged 500 as every service answers them (FailureHandler), the rest in GraphQL's words
+  // 404, 405, 413, 417 and the logged 500 as every service answers them (FailureHandler), the rest in GraphQL's words
   private static ApiError answer(int status, RoutingContext ctx) {
     return switch (status) {
       case 400 -> new ApiError(400, "bad_request",
           "the body must be JSON with a \"query\" string (or a GET with ?query=)");
-      case 404, 405, 413 -> FailureHandler.forStatus(status);
+      case 404, 405, 413, 417 -> FailureHandler.forStatus(status);
       case 415 -> new ApiError(415, "unsupported_media_type", "send application/json (or application/graphql)");
       default -> status >= 500
           ? FailureHandler.unexpected(ctx) : new ApiError(status, "http_" + status, "request failed");

@@ -97,8 +97,9 @@ class EdgeRequestsTest {
   void aMutationOverGetIsRefused() {
     String q = URLEncoder.encode("mutation { createParticipant(input: {name: \"get\"}) { id } }",
         StandardCharsets.UTF_8);
-    JsonArray errors = errors(edge.get("/graphql?query=" + q), 405);
-    assertEquals("method_not_allowed", extension(errors, "code"));
+    HttpResponse<Buffer> resp = edge.get("/graphql?query=" + q);
+    assertEquals("method_not_allowed", extension(errors(resp, 405), "code"));
+    assertEquals("GET, POST", resp.getHeader("Allow"));
   }
 
   @Test
@@ -150,7 +151,9 @@ class EdgeRequestsTest {
 
   @Test
   void anUnknownPathOrMethodIsAGraphQlAnswer() {
-    assertEquals("method_not_allowed", extension(errors(edge.get("/"), 405), "code"));
+    HttpResponse<Buffer> getRoot = edge.get("/");
+    assertEquals("method_not_allowed", extension(errors(getRoot, 405), "code"));
+    assertEquals("POST", getRoot.getHeader("Allow"), "a 405 names the methods the path takes");
     assertEquals("not_found", extension(errors(edge.get("/graphq"), 404), "code"));
     assertEquals("not_found", extension(errors(edge.post("/graphq", "application/json",
         Buffer.buffer("{\"query\": \"{ __typename }\"}")), 404), "code"));

@@ -95,7 +95,6 @@ public final class OutboundHandler {
     post.time(() -> participants.require(item.participantId())
         .compose(
             v -> key == null ? store(item, TimeUuids.unixMicros(item.occurred())).map(item) : storeOnce(key, item)))
-        .recover(StoreFailure.as("store"))
         .onSuccess(stored -> ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
             .end(stored.toJson().encode()))
         .onFailure(ctx::fail);

@@ -7,11 +7,11 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.handler.BodyHandler;
 import newsfeed.common.auth.WriteAuth;
 import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.ParticipantClient;
+import newsfeed.common.http.RawBody;
 import newsfeed.common.http.HttpBootstrap.Check;
 
 import org.slf4j.Logger;
@@ -61,7 +61,7 @@ public final class OutboundVerticle extends VerticleBase {
         HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of(new Check("cassandra", repository::ping)),
             List.of(new Check("kafka", () -> publisher.checkBroker(2_000))));
     router.post("/participant/:id/outbound")
-        .handler(BodyHandler.create(false).setBodyLimit(config.maxBodyBytes()))   // no uploads to the read-only FS
+        .handler(RawBody.limit(config.maxBodyBytes()))
         .handler(WriteAuth.create(vertx, config.auth()).asParticipant("id"))   // a token when AUTH_ENABLED
         .handler(outbound::post)
         .failureHandler(FailureHandler::handle);

@@ -6,7 +6,6 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.net.NetClientOptions;
 import io.vertx.ext.web.Router;
-import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.pgclient.PgBuilder;
 import newsfeed.common.auth.WriteAuth;
 import newsfeed.common.redis.RedisStore;
@@ -15,6 +14,7 @@ import io.vertx.sqlclient.PoolOptions;
 import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.HttpBootstrap.Check;
+import newsfeed.common.http.RawBody;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,9 +65,8 @@ public final class SocialGraphVerticle extends VerticleBase {
 
     Router router =
         HttpBootstrap.router(vertx, registry, config.maxInFlight(), List.of(new Check("postgresql", pg::ping)));
-    // no file uploads: nothing is ever written to the (read-only) file system
-    BodyHandler body = BodyHandler.create(false).setBodyLimit(config.httpMaxBodyBytes());
-    // writes need a bearer token when AUTH_ENABLED (after the body: Vert.x reads it before any async step)
+    RawBody body = RawBody.limit(config.httpMaxBodyBytes());
+    // writes need a bearer token when AUTH_ENABLED (after the body: it is read before any async step)
     WriteAuth auth = WriteAuth.create(vertx, config.auth());
     router.post("/participant").handler(body).handler(auth.anyCaller()).handler(participants::create)
         .failureHandler(FailureHandler::handle);

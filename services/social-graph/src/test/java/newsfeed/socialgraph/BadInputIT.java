@@ -128,6 +128,7 @@ class BadInputIT {
     HttpResponse<Buffer> notAllowed = stack.service().post("/participant/1", "{}");
     assertEquals(405, notAllowed.statusCode());
     assertEquals("method_not_allowed", notAllowed.bodyAsJsonObject().getString("error"));
+    assertEquals("GET", notAllowed.getHeader("Allow"));
   }
 
   @Test

@@ -7,11 +7,11 @@ import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.http.Params;
 
 /**
- * The route handlers that guard a service's write routes, after the BodyHandler and before the route's own
- * handler: {@link #anyCaller()} lets any verified caller on (POST /participant), {@link #asParticipant(String)}
- * only the participant of the path (POST /participant/:id/...). A refusal fails the context with the ApiError
- * (401, 400 for a bad id, 403) for the route's FailureHandler. While authentication is off they only pass the
- * request on. Reads are never guarded.
+ * The route handlers that guard a service's write routes, after the body handler ({@code RawBody}) and before the
+ * route's own handler: {@link #anyCaller()} lets any verified caller on (POST /participant),
+ * {@link #asParticipant(String)} only the participant of the path (POST /participant/:id/...). A refusal fails the
+ * context with the ApiError (401, 400 for a bad id, 403) for the route's FailureHandler. While authentication is off
+ * they only pass the request on. Reads are never guarded.
  */
 public final class WriteAuth {
   private final BearerTokens tokens;

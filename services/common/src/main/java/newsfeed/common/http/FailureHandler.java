@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
  *   <li>an {@link ApiError}: its status, code and message;</li>
  *   <li>a {@link StoreFailure}: 503 store_unavailable naming the store, logged (rate-limited per store);</li>
  *   <li>a failure Vert.x itself raised by status (a malformed request, no such route or method, a body over the
- *   BodyHandler's limit): 400, 404, 405 or 413;</li>
+ *   body limit, an {@code Expect} other than 100-continue): 400, 404, 405 (with {@code Allow}:
+ *   {@link AllowedMethods}, on the router's error handler), 413 or 417;</li>
  *   <li>anything else: a logged 500 internal_error, never a stack trace.</li>
  * </ul>
  * {@link HttpBootstrap#router} installs it as the router's error handler, and a service's API route takes it as its
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class FailureHandler {
   /** The statuses the router's error handler is installed for: those the API answers in its own shape. */
-  static final int[] ROUTER_STATUSES = {400, 404, 405, 413, 500};
+  static final int[] ROUTER_STATUSES = {400, 404, 405, 413, 417, 500};
 
   private static final Logger LOG = LoggerFactory.getLogger(FailureHandler.class);
   private static final RateLimitedLog STORE_LOG = new RateLimitedLog(LOG, 10_000);
@@ -62,6 +63,7 @@ public final class FailureHandler {
       case 404 -> new ApiError(404, "not_found", "no such resource");
       case 405 -> new ApiError(405, "method_not_allowed", "method not allowed on this resource");
       case 413 -> new ApiError(413, "body_too_large", "request body is too large");
+      case 417 -> new ApiError(417, "expectation_failed", "the only expectation taken is Expect: 100-continue");
       default -> null;
     };
   }

@@ -68,19 +68,20 @@ public final class HttpBootstrap {
     router.get("/metrics").handler(ctx -> metrics(ctx, registry));
     // after the routes above, which answer without passing on: only API (and unmatched) requests are counted
     router.route().handler(new LoadShedding(maxInFlight, registry)::handle);
-    // no such route or method, a body over HTTP_MAX_BODY_BYTES (BodyHandler), unparsable requests and failures of
-    // routes without a failure handler of their own answer in JSON like the rest
+    router.route().handler(QueryString::check);
+    // no such route or method, a body over HTTP_MAX_BODY_BYTES (RawBody, BodyHandler), unparsable requests and
+    // failures of routes without a failure handler of their own answer in JSON like the rest
     for (int status : FailureHandler.ROUTER_STATUSES) {
-      router.errorHandler(status, FailureHandler::handle);
+      router.errorHandler(status, AllowedMethods.onNotAllowed(router, FailureHandler::handle));
     }
     return router;
   }
 
   /**
-   * Server options of a service that takes request bodies of up to {@code maxBodyBytes} (its BodyHandler limit).
-   * Clients like curl label JSON as a form by default: Vert.x then also runs its form decoder over the body, whose
-   * own smaller limits would answer first (a vague 400, or a long story rejected); set them beyond the body limit
-   * (+ one chunk) so an oversized body always gets the BodyHandler's 413.
+   * Server options of a service that takes request bodies of up to {@code maxBodyBytes} (its body limit). The REST
+   * services read bodies as bytes ({@link RawBody}); edge's BodyHandler runs Vert.x's form decoder over a body
+   * labelled as a form (a 415 there), whose own smaller limits would answer first (a vague 400): set them beyond the
+   * body limit (+ one chunk) so an oversized body always gets the 413.
    */
   public static HttpServerOptions bodyServerOptions(String host, int port, int maxBodyBytes) {
     int formLimit = 2 * maxBodyBytes + 65_536;

@@ -1,5 +1,10 @@
 package newsfeed.common.http;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
@@ -7,20 +12,33 @@ import newsfeed.common.model.Links;
 import newsfeed.common.model.Occurred;
 import newsfeed.common.model.Text;
 
+import java.io.IOException;
+
 /**
  * Validation of POST bodies: a JSON object with typed fields, else an {@link ApiError} 400 naming the field. The
- * body must have been read by a BodyHandler (whose limit, HTTP_MAX_BODY_BYTES, answers 413 before we get here).
+ * body must have been read by {@link RawBody} (whose limit, HTTP_MAX_BODY_BYTES, answers 413 before we get here).
  * {@link RequestBody} picks JSON or form by Content-Type; a form arrives here as an object of strings.
  */
 public final class JsonBody {
+  private static final JsonFactory STRICT =
+      JsonFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
   private JsonBody() {
   }
 
   /** The body as a JSON object: 400 invalid_json when it is empty, not UTF-8, not JSON, or not an object. */
   public static JsonObject object(RoutingContext ctx) {
-    Utf8Body.require(ctx);
-    String text = ctx.body() == null ? null : ctx.body().asString();
-    if (text == null || text.isBlank()) {
+    Buffer body = RawBody.of(ctx);
+    Utf8Body.require(body);
+    return parseObject(body.toString());
+  }
+
+  /**
+   * A JSON object's text as an object: 400 invalid_json when it is blank, not JSON, not an object, or names a
+   * member twice (which a parser would settle silently by keeping one; a form's field given twice is a 400 too).
+   */
+  static JsonObject parseObject(String text) {
+    if (text.isBlank()) {
       throw new ApiError(400, "invalid_json", "request body must be a JSON object");
     }
     Object parsed;
@@ -32,7 +50,28 @@ public final class JsonBody {
     if (!(parsed instanceof JsonObject object)) {
       throw new ApiError(400, "invalid_json", "request body must be a JSON object");
     }
+    requireUniqueNames(text);
     return object;
+  }
+
+  private static void requireUniqueNames(String text) {
+    try (JsonParser parser = STRICT.createParser(text)) {
+      while (parser.nextToken() != null) {
+        // reading every token is the check: the parser throws at a name seen before in the same object
+      }
+    } catch (IOException e) {
+      String name = e instanceof JsonParseException p ? nameAt(p.getProcessor()) : null;
+      throw new ApiError(400, "invalid_json", "request body names "
+          + (name == null ? "a member" : "member " + name) + " more than once");
+    }
+  }
+
+  private static String nameAt(JsonParser parser) {
+    try {
+      return parser == null ? null : parser.currentName();
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   /** A required string of 1..maxLength characters, one of them no white space ({@link Text}). */

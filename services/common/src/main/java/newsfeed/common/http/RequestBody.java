@@ -10,7 +10,7 @@ import java.util.Locale;
  * The fields of a create request, by its Content-Type: JSON (`application/json`, `application/*+json`, or no
  * Content-Type at all) or a form (`application/x-www-form-urlencoded`, the classic clients' default), both as a
  * JSON object for the same validators. Any other declared type is a 415 and nothing is read. The body must have
- * been read by a BodyHandler.
+ * been read by {@link RawBody}.
  */
 public final class RequestBody {
   static final String FORM = "application/x-www-form-urlencoded";
@@ -25,7 +25,7 @@ public final class RequestBody {
       return JsonBody.object(ctx);
     }
     if (type.equals(FORM)) {
-      Buffer body = ctx.body() == null ? null : ctx.body().buffer();
+      Buffer body = RawBody.of(ctx);
       // curl labels every -d body a form: a body that is a JSON object cannot be a form of our fields
       return startsWithBrace(body) ? JsonBody.object(ctx) : FormBody.parse(body);
     }
@@ -48,9 +48,6 @@ public final class RequestBody {
   }
 
   private static boolean startsWithBrace(Buffer body) {
-    if (body == null) {
-      return false;
-    }
     for (int i = 0; i < body.length(); i++) {
       byte b = body.getByte(i);
       if (b != ' ' && b != '\t' && b != '\r' && b != '\n') {

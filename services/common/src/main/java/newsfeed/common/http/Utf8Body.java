@@ -1,6 +1,6 @@
 package newsfeed.common.http;
 
-import io.vertx.ext.web.RoutingContext;
+import io.vertx.core.buffer.Buffer;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -9,21 +9,18 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * JSON bodies must be UTF-8 (RFC 8259): a body with invalid bytes is a 400, not text with replacement characters
- * silently stored. {@link JsonBody#object} checks it; the body must have been read by a BodyHandler.
+ * silently stored. {@link JsonBody#object} checks it.
  */
 public final class Utf8Body {
   private Utf8Body() {
   }
 
-  public static void require(RoutingContext ctx) {
-    if (ctx.body() == null || ctx.body().buffer() == null) {
-      return;
-    }
+  public static void require(Buffer body) {
     try {
       StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(ctx.body().buffer().getBytes()));
+          .decode(ByteBuffer.wrap(body.getBytes()));
     } catch (CharacterCodingException e) {
       throw new ApiError(400, "invalid_json", "request body is not valid UTF-8");
     }

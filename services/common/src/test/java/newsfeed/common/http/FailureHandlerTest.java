@@ -15,7 +15,6 @@ import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.handler.BodyHandler;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -58,6 +57,8 @@ class FailureHandlerTest {
         .onFailure(ctx::fail)).failureHandler(FailureHandler::handle);
     router.get("/store").handler(ctx -> Future.<Void>failedFuture(new IllegalStateException("connection refused"))
         .recover(StoreFailure.as("teststore")).onFailure(ctx::fail)).failureHandler(FailureHandler::handle);
+    router.get("/store-bug").handler(ctx -> Future.<Void>failedFuture(new NullPointerException("a bug"))
+        .recover(StoreFailure.as("teststore")).onFailure(ctx::fail)).failureHandler(FailureHandler::handle);
     router.get("/bug").handler(ctx -> {
       throw new IllegalStateException("a bug");
     }).failureHandler(FailureHandler::handle);
@@ -69,7 +70,7 @@ class FailureHandlerTest {
       throw new ApiError(401, "missing_token", "a token is needed").withHeader("WWW-Authenticate", "Bearer");
     }).failureHandler(FailureHandler::handle);
     router.get("/teapot").handler(ctx -> ctx.fail(418)).failureHandler(FailureHandler::handle);
-    router.post("/body").handler(BodyHandler.create(false).setBodyLimit(16)).handler(ctx -> ctx.end("read"))
+    router.post("/body").handler(RawBody.limit(16)).handler(ctx -> ctx.end("read " + RawBody.of(ctx)))
         .failureHandler(FailureHandler::handle);
     // a route without a failure handler of its own: the router's error handler answers the same way
     router.get("/plain").handler(ctx -> {
@@ -134,6 +135,12 @@ class FailureHandlerTest {
   }
 
   @Test
+  void aBugOnTheWayToAStoreIsA500NotAStoreOutage() {
+    assertError(get("/store-bug"), 500, "internal_error", "internal error");
+    assertTrue(LOGGED.stream().anyMatch(e -> e.getLevel() == Level.ERROR), "logged with its stack trace");
+  }
+
+  @Test
   void aResponseAlreadySentIsLeftAsItIs() throws InterruptedException {
     HttpResponse<Buffer> resp = get("/sent");
     assertEquals(200, resp.statusCode());
@@ -148,13 +155,33 @@ class FailureHandlerTest {
   @Test
   void failuresVertxRaisesByStatusAnswerInTheSameShape() {
     assertError(get("/nothing/here"), 404, "not_found", "no such resource");
-    assertError(client.post(server.actualPort(), "127.0.0.1", "/thing/7").send().await(), 405,
-        "method_not_allowed", "method not allowed on this resource");
+    HttpResponse<Buffer> notAllowed = client.post(server.actualPort(), "127.0.0.1", "/thing/7").send().await();
+    assertError(notAllowed, 405, "method_not_allowed", "method not allowed on this resource");
+    assertEquals("GET", notAllowed.getHeader("Allow"), "a 405 names the methods the path takes");
     assertError(client.post(server.actualPort(), "127.0.0.1", "/body")
         .sendBuffer(Buffer.buffer("a body longer than sixteen bytes")).await(), 413, "body_too_large",
         "request body is too large");
-    assertEquals("read", client.post(server.actualPort(), "127.0.0.1", "/body").sendBuffer(Buffer.buffer("short"))
-        .await().bodyAsString());
+    assertEquals("read 50% off", client.post(server.actualPort(), "127.0.0.1", "/body")
+        .putHeader("Content-Type", "application/x-www-form-urlencoded").sendBuffer(Buffer.buffer("50% off"))
+        .await().bodyAsString(), "the bytes as sent: no form decoder on the way");
+    assertError(client.post(server.actualPort(), "127.0.0.1", "/body").putHeader("Expect", "200-ok")
+        .sendBuffer(Buffer.buffer("short")).await(), 417, "expectation_failed",
+        "the only expectation taken is Expect: 100-continue");
+  }
+
+  @Test
+  void requestsTheHttpDecoderRefusesAnswerInTheSameShape() {
+    assertError(get("/thing/" + "7".repeat(5_000)), 414, "uri_too_long", "request URI is too long");
+    assertError(client.get(server.actualPort(), "127.0.0.1", "/thing/7").putHeader("X-Big", "x".repeat(10_000))
+        .send().await(), 431, "headers_too_large", "request headers are too large");
+  }
+
+  @Test
+  void aQueryStringThatIsNotPercentEncodedUtf8IsA400BeforeAnyHandler() {
+    for (String query : new String[] {"x=%FF", "x=%C3%28", "x=%zz", "x=%"}) {
+      assertError(get("/thing/7?" + query), 400, "invalid_query", "the query string must be percent-encoded UTF-8");
+    }
+    assertError(get("/thing/7?x=caf%C3%A9"), 404, "thing_not_found", "no thing with id 7");
   }
 
   @Test
@@ -188,6 +215,10 @@ class FailureHandlerTest {
     assertEquals(store, StoreFailure.wrap(store, "cassandra"), "the first store to fail is the one named");
     Throwable wrapped = StoreFailure.wrap(new RuntimeException("down"), "solr");
     assertEquals("solr is unavailable", wrapped.getMessage());
+    assertTrue(StoreFailure.wrap(new IllegalStateException("pool closed"), "redis") instanceof StoreFailure);
+    NullPointerException bug = new NullPointerException();
+    assertEquals(bug, StoreFailure.wrap(bug, "cassandra"), "a bug is no store's outage");
+    assertTrue(StoreFailure.wrap(new AssertionError(), "kafka") instanceof AssertionError);
     assertEquals("participant_not_found", notFound.code());
     assertEquals("no participant with id 9", notFound.getMessage());
     assertNull(FailureHandler.forStatus(418));

@@ -38,6 +38,20 @@ class JsonBodyTest {
   }
 
   @Test
+  void aMemberNamedTwiceIsRefusedNotChosen() {
+    assertEquals(new JsonObject().put("a", new JsonObject().put("b", 1)).put("b", 2),
+        JsonBody.parseObject("{\"a\": {\"b\": 1}, \"b\": 2}"), "the same name in another object is another member");
+    for (String twice : new String[] {"{\"subject\":\"a\",\"subject\":\"b\"}",
+        "{\"x\":{\"y\":1,\"y\":1}}", "{\"s\":1,\"\\u0073\":2}"}) {
+      ApiError e = assertThrows(ApiError.class, () -> JsonBody.parseObject(twice), twice);
+      assertEquals(400, e.status());
+      assertEquals("invalid_json", e.code());
+    }
+    assertEquals("request body names member subject more than once", assertThrows(ApiError.class,
+        () -> JsonBody.parseObject("{\"subject\":\"a\",\"subject\":\"b\"}")).getMessage());
+  }
+
+  @Test
   void halfASurrogatePairIsNoCharacter() {
     // a whole pair (an emoji) is a character; either half alone, anywhere in the text, is bad input
     assertEquals("a\ud83d\ude00b", JsonBody.optionalString(new JsonObject().put("s", "a\ud83d\ude00b"), "s", 10));
