@@ -3,10 +3,6 @@ package newsfeed.common.http;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -37,32 +33,16 @@ public final class FormBody {
     return fields;
   }
 
-  /** '+' is a space, %XX a byte; the bytes must be UTF-8. */
+  /** '+' is a space, %XX a byte ({@link PercentEncoded}); the bytes must be UTF-8. */
   private static String decode(String part) {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream(part.length());
-    for (int i = 0; i < part.length(); i++) {
-      char c = part.charAt(i);
-      if (c == '+') {
-        bytes.write(' ');
-      } else if (c == '%') {
-        int hi = i + 2 < part.length() ? Character.digit(part.charAt(i + 1), 16) : -1;
-        int lo = hi < 0 ? -1 : Character.digit(part.charAt(i + 2), 16);
-        if (lo < 0) {
-          throw new ApiError(400, "invalid_form", "form body has a malformed %-escape");
-        }
-        bytes.write(hi * 16 + lo);
-        i += 2;
-      } else {
-        bytes.write(c);
-      }
+    byte[] bytes = PercentEncoded.bytes(part);
+    if (bytes == null) {
+      throw new ApiError(400, "invalid_form", "form body has a malformed %-escape");
     }
-    try {
-      return StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT)
-          .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-    } catch (CharacterCodingException e) {
+    String text = Utf8Body.text(bytes);
+    if (text == null) {
       throw new ApiError(400, "invalid_form", "form body is not valid UTF-8");
     }
+    return text;
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.json.jackson.JacksonCodec;
 import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.model.Links;
 import newsfeed.common.model.Occurred;
@@ -36,34 +37,40 @@ public final class JsonBody {
   /**
    * A JSON object's text as an object: 400 invalid_json when it is blank, not JSON, not an object, or names a
    * member twice (which a parser would settle silently by keeping one; a form's field given twice is a 400 too).
+   * One parse that refuses a name seen before in the same object; only a refused text is parsed again, to say why.
    */
   static JsonObject parseObject(String text) {
     if (text.isBlank()) {
-      throw new ApiError(400, "invalid_json", "request body must be a JSON object");
+      throw notAnObject();
     }
     Object parsed;
     try {
-      parsed = io.vertx.core.json.Json.decodeValue(text);
-    } catch (DecodeException e) {
-      throw new ApiError(400, "invalid_json", "request body is not valid JSON");
+      parsed = JacksonCodec.fromParser(STRICT.createParser(text), Object.class);
+    } catch (DecodeException | IOException e) {
+      throw refused(text, e);
     }
     if (!(parsed instanceof JsonObject object)) {
-      throw new ApiError(400, "invalid_json", "request body must be a JSON object");
+      throw notAnObject();
     }
-    requireUniqueNames(text);
     return object;
   }
 
-  private static void requireUniqueNames(String text) {
-    try (JsonParser parser = STRICT.createParser(text)) {
-      while (parser.nextToken() != null) {
-        // reading every token is the check: the parser throws at a name seen before in the same object
+  /** Why the strict parse refused the text: not JSON, not an object, or else a member named twice. */
+  private static ApiError refused(String text, Exception strict) {
+    try {
+      if (!(io.vertx.core.json.Json.decodeValue(text) instanceof JsonObject)) {
+        return notAnObject();
       }
-    } catch (IOException e) {
-      String name = e instanceof JsonParseException p ? nameAt(p.getProcessor()) : null;
-      throw new ApiError(400, "invalid_json", "request body names "
-          + (name == null ? "a member" : "member " + name) + " more than once");
+    } catch (DecodeException e) {
+      return new ApiError(400, "invalid_json", "request body is not valid JSON");
     }
+    String name = strict.getCause() instanceof JsonParseException p ? nameAt(p.getProcessor()) : null;
+    return new ApiError(400, "invalid_json", "request body names "
+        + (name == null ? "a member" : "member " + name) + " more than once");
+  }
+
+  private static ApiError notAnObject() {
+    return new ApiError(400, "invalid_json", "request body must be a JSON object");
   }
 
   private static String nameAt(JsonParser parser) {

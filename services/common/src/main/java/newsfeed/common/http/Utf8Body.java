@@ -16,13 +16,20 @@ public final class Utf8Body {
   }
 
   public static void require(Buffer body) {
+    if (text(body.getBytes()) == null) {
+      throw new ApiError(400, "invalid_json", "request body is not valid UTF-8");
+    }
+  }
+
+  /** The bytes as text; null when they are not UTF-8 (a form's values, a query string: {@link PercentEncoded}). */
+  static String text(byte[] bytes) {
     try {
-      StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8.newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(body.getBytes()));
+          .decode(ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
-      throw new ApiError(400, "invalid_json", "request body is not valid UTF-8");
+      return null;
     }
   }
 }
