@@ -11,7 +11,9 @@ import newsfeed.common.http.ApiError;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * The table `friendship`: two directed rows per friendship, (a,b) and (b,a), so "friends of X" is one range scan
@@ -25,20 +27,27 @@ import java.util.Set;
  */
 public final class FriendsRepository {
   /**
-   * Both directions in ONE statement (one implicit transaction). The pair is always inserted lower id first, so
-   * two concurrent requests for the same pair queue on the same index entry instead of deadlocking. The result is
-   * the (from,to) row: created now, or the one that already existed; `inserted` also tells when only a missing
-   * reverse row was repaired.
+   * Both directions in ONE statement (one implicit transaction), unless PostgreSQL runs it after its fence ($5,
+   * {@link Postgres#beforeFence}). The pair is always inserted lower id first, so two concurrent requests for the
+   * same pair queue on the same index entry instead of deadlocking. The one row: the (from,to) row, created now or
+   * the one that already existed (null when neither: a concurrent insert after this statement's snapshot, or a
+   * fenced write); `inserted` also tells when only a missing reverse row was repaired; `in_time` false when fenced.
    */
   private static final String BEFRIEND = """
-      WITH ins AS (
-        INSERT INTO friendship (from_id, to_id) VALUES ($3, $4), ($4, $3)
+      WITH fence AS (SELECT %s AS in_time),
+      ins AS (
+        INSERT INTO friendship (from_id, to_id)
+        SELECT v.from_id, v.to_id FROM (VALUES ($3::bigint, $4::bigint), ($4::bigint, $3::bigint)) AS v (from_id, to_id)
+        WHERE (SELECT in_time FROM fence)
         ON CONFLICT ON CONSTRAINT friendship_pair_unique DO NOTHING
-        RETURNING id, from_id)
-      SELECT id, true AS created, (SELECT count(*) FROM ins) AS inserted FROM ins WHERE from_id = $1
-      UNION ALL
-      SELECT f.id, false, (SELECT count(*) FROM ins) FROM friendship f
-      WHERE f.from_id = $1 AND f.to_id = $2 AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.from_id = $1)""";
+        RETURNING id, from_id),
+      found AS (
+        SELECT id, true AS created FROM ins WHERE from_id = $1
+        UNION ALL
+        SELECT f.id, false FROM friendship f
+        WHERE f.from_id = $1 AND f.to_id = $2 AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.from_id = $1))
+      SELECT found.id, found.created, (SELECT count(*) FROM ins) AS inserted, fence.in_time
+      FROM fence LEFT JOIN found ON true""".formatted(Postgres.beforeFence(5));
   private static final String FIND = "SELECT id FROM friendship WHERE from_id = $1 AND to_id = $2";
   /**
    * Both participants, locked against every other befriend of either until the transaction ends; in id order, so
@@ -74,9 +83,10 @@ public final class FriendsRepository {
   }
 
   public Future<Befriended> befriend(long from, long to) {
+    Supplier<Future<Optional<Befriended>>> applied = () -> applied(from, to);
     if (maxFriends == 0) {
       // one statement, no lock: what social-graph did before it had a limit
-      return insert(pg::query, from, to)
+      return pg.write(fence -> insert(pg::query, from, to, fence), applied)
           .recover(err -> isForeignKeyViolation(err) ? unknownParticipant(from, to) : Future.failedFuture(err));
     }
     return pg.transaction(tx -> pg.query(tx, LOCK, Tuple.of((Object) new Long[] {from, to}))
@@ -87,8 +97,19 @@ public final class FriendsRepository {
               return Future.failedFuture(tooManyFriends(row.getLong("id"), row.getLong("friends")));
             }
           }
-          return insert((sql, args) -> pg.query(tx, sql, args), from, to);
-        }));
+          return insert((sql, args) -> pg.query(tx, sql, args), from, to,
+              System.currentTimeMillis() + Postgres.WRITE_FENCE_MS);
+        }), applied);
+  }
+
+  // after a lost answer: the friendship there is the answer (this request's or an earlier one's), else not applied
+  private Future<Optional<Befriended>> applied(long from, long to) {
+    return pg.check(FIND, Tuple.of(from, to)).map(rows -> {
+      RowIterator<Row> it = rows.iterator();
+      // changed: whether this request made it cannot be known, so cached lists go as if it did
+      return it.hasNext() ? Optional.of(new Befriended(new Friend(it.next().getLong("id"), from, to), false, true))
+          : Optional.empty();
+    });
   }
 
   /** A statement runner: the pool's, or a transaction's. */
@@ -108,15 +129,17 @@ public final class FriendsRepository {
     return Future.failedFuture(ApiError.participantNotFound(existing.contains(from) ? to : from));
   }
 
-  private Future<Befriended> insert(Statements db, long from, long to) {
-    Tuple args = Tuple.of(from, to, Math.min(from, to), Math.max(from, to));
+  private Future<Befriended> insert(Statements db, long from, long to, long fence) {
+    Tuple args = Tuple.of(from, to, Math.min(from, to), Math.max(from, to), fence);
     return db.query(BEFRIEND, args)
         .compose(rows -> {
-          RowIterator<Row> it = rows.iterator();
-          if (it.hasNext()) {
-            Row row = it.next();
+          Row row = rows.iterator().next();
+          if (row.getLong("id") != null) {
             return Future.succeededFuture(new Befriended(new Friend(row.getLong("id"), from, to),
                 row.getBoolean("created"), row.getLong("inserted") > 0));
+          }
+          if (!row.getBoolean("in_time")) {
+            return Future.failedFuture(new Postgres.LateWrite());
           }
           // a concurrent request inserted the pair after this statement's snapshot: it is committed now
           return db.query(FIND, Tuple.of(from, to)).map(found -> {

@@ -45,7 +45,9 @@ public record SocialGraphConfig(String httpHost, int httpPort, Duration shutdown
 
   public PgConnectOptions pgConnectOptions() {
     PgConnectOptions options = new PgConnectOptions().setHost(pgHost).setPort(pgPort).setDatabase(pgDatabase)
-        .setUser(pgUser).setCachePreparedStatements(true);
+        .setUser(pgUser).setCachePreparedStatements(true)
+        // a COMMIT that comes this late finds its session ended and rolled back (Postgres: writes with lost answers)
+        .addProperty("idle_in_transaction_session_timeout", Long.toString(Postgres.IDLE_IN_TRANSACTION_MS));
     if (pgPassword != null) {
       options.setPassword(pgPassword);
     }

@@ -57,7 +57,7 @@ public final class SocialGraphVerticle extends VerticleBase {
         .build();
     redis = RedisStore.create(vertx, config.redis(), registry);
     cache = new GraphCache(vertx, redis, config.redisTtl(), registry);
-    Postgres pg = new Postgres(pool, registry);
+    Postgres pg = new Postgres(vertx, pool, registry);
     SocialGraph graph = new SocialGraph(new ParticipantRepository(pg), new FriendsRepository(pg, config.maxFriends()),
         cache);
     ParticipantHandler participants = new ParticipantHandler(graph, registry);

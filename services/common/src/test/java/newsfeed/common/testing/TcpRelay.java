@@ -18,7 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * the listener and every connection: what a stopped process looks like) and give it back on the same port,
  * without touching the shared one itself. It can also hold the answers: requests still reach the store, which
  * does the work, but what it answers waits in the relay until released (a lost or late answer, as a network
- * partition makes it), then arrives in order.
+ * partition makes it), then arrives in order. Or it can hold the requests, which then reach the store late. Either
+ * can start with the request that holds given bytes (a statement's parameter, a COMMIT), on any connection.
  */
 public final class TcpRelay {
   private final Vertx vertx;
@@ -28,7 +29,11 @@ public final class TcpRelay {
   private final NetClient client;
   private final Set<NetSocket> sockets = ConcurrentHashMap.newKeySet();
   private final List<Runnable> flushes = new CopyOnWriteArrayList<>();
+  private final List<Runnable> requestFlushes = new CopyOnWriteArrayList<>();
   private volatile boolean holding;
+  private volatile boolean holdingRequests;
+  private volatile byte[] answersHeldFrom;
+  private volatile byte[] requestsHeldFrom;
   private NetServer server;
 
   public TcpRelay(Vertx vertx, int port, String targetHost, int targetPort) {
@@ -50,9 +55,28 @@ public final class TcpRelay {
         }
         NetSocket out = ar.result();
         sockets.add(out);
-        in.handler(out::write);
-        // both sockets run on this connection's context, so the buffer needs no lock and keeps the order
+        // both sockets run on this connection's context, so the buffers need no lock and keep the order
         Context context = Vertx.currentContext();
+        List<Buffer> heldRequests = new ArrayList<>();
+        in.handler(request -> {
+          if (matches(request, answersHeldFrom)) {
+            answersHeldFrom = null;
+            holding = true;
+          }
+          if (matches(request, requestsHeldFrom)) {
+            requestsHeldFrom = null;
+            holdingRequests = true;
+          }
+          if (holdingRequests || !heldRequests.isEmpty()) {
+            heldRequests.add(request);
+          } else {
+            out.write(request);
+          }
+        });
+        requestFlushes.add(() -> context.runOnContext(v -> {
+          heldRequests.forEach(out::write);
+          heldRequests.clear();
+        }));
         List<Buffer> held = new ArrayList<>();
         out.handler(answer -> {
           if (holding || !held.isEmpty()) {
@@ -73,6 +97,23 @@ public final class TcpRelay {
     server.listen(port, "127.0.0.1").await();
   }
 
+  // whether a chunk of a request holds the bytes (a statement's parameters travel in one chunk)
+  private static boolean matches(Buffer chunk, byte[] marker) {
+    if (marker == null) {
+      return false;
+    }
+    byte[] bytes = chunk.getBytes();
+    outer : for (int i = 0; i + marker.length <= bytes.length; i++) {
+      for (int j = 0; j < marker.length; j++) {
+        if (bytes[i + j] != marker[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+
   public int port() {
     return port;
   }
@@ -88,11 +129,34 @@ public final class TcpRelay {
     flushes.forEach(Runnable::run);
   }
 
+  /** Answers wait in the relay from the request that holds {@code marker} on (its own answer included). */
+  public void holdAnswersFrom(byte[] marker) {
+    answersHeldFrom = marker.clone();
+  }
+
+  /** Requests wait in the relay from the one that holds {@code marker} on (that one included). */
+  public void holdRequestsFrom(byte[] marker) {
+    requestsHeldFrom = marker.clone();
+  }
+
+  /** The held requests go out, in order, and later ones pass again. */
+  public void releaseRequests() {
+    holdingRequests = false;
+    requestFlushes.forEach(Runnable::run);
+  }
+
+  /** Every connection closed, what was held dropped: the store is gone (start() brings it back, passing all). */
   public void stop() {
     server.close().await();
     for (NetSocket s : sockets) {
       s.close();
     }
     sockets.clear();
+    flushes.clear();
+    requestFlushes.clear();
+    holding = false;
+    holdingRequests = false;
+    answersHeldFrom = null;
+    requestsHeldFrom = null;
   }
 }

@@ -1,0 +1,163 @@
+package newsfeed.socialgraph;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.client.HttpResponse;
+import newsfeed.common.testing.StackEnv;
+import newsfeed.common.testing.TcpRelay;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import static newsfeed.common.testing.Waiting.freePort;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Writes whose PostgreSQL answer is lost, through a relay the test controls: PostgreSQL does the work, its answer
+ * is held and then the connections are cut (the service times out first), or the request itself is held past the
+ * service's answer and delivered afterwards. Whatever the service answers is what PostgreSQL holds, then and later:
+ * a 200 only for what is stored, a 503 only for what never will be.
+ */
+class LostAnswersIT {
+  private static Vertx vertx;
+  private static Stores stores;
+
+  @BeforeAll
+  static void start() {
+    vertx = Vertx.vertx();
+    stores = new Stores(vertx);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stores != null) {
+      stores.close();
+    }
+    if (vertx != null) {
+      vertx.close().await();
+    }
+  }
+
+  @Test
+  void aCreateWhoseAnswerIsLostIsAnsweredAsStored() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      String name = "answer lost " + UUID.randomUUID();
+      relay.holdAnswersFrom(name.getBytes(StandardCharsets.UTF_8));
+      HttpResponse<Buffer> resp = cutAfter(relay, 6_000,
+          () -> service.post("/participant", new JsonObject().put("name", name)));
+      assertEquals(200, resp.statusCode(), resp.bodyAsString());
+      assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE name = $1 AND id = $2", name,
+          resp.bodyAsJsonObject().getLong("id")), "stored under the id it was answered with");
+    });
+  }
+
+  @Test
+  void aBefriendWhoseCommitAnswerIsLostIsAnsweredAsStored() throws Exception {
+    // the friend limit's transaction: the COMMIT went out, its answer did not come back
+    withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "100"), (relay, service) -> {
+      long a = service.createParticipant("commit lost a");
+      long b = service.createParticipant("commit lost b");
+      relay.holdAnswersFrom("COMMIT".getBytes(StandardCharsets.US_ASCII));
+      HttpResponse<Buffer> resp = cutAfter(relay, 6_000, () -> service.befriend(a, b));
+      assertEquals(200, resp.statusCode(), resp.bodyAsString());
+      assertEquals(2, friendships(a, b), "both rows are stored");
+      assertEquals(200, service.get("/participant/" + a + "/friends").statusCode());
+    });
+  }
+
+  @Test
+  void aBefriendWhoseAnswerIsLostIsAnsweredAsStored() throws Exception {
+    // without a friend limit: one statement
+    withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"), (relay, service) -> {
+      long a = service.createParticipant("statement answer lost a");
+      long b = service.createParticipant("statement answer lost b");
+      relay.holdAnswersFrom(bigint(Math.max(a, b)));
+      HttpResponse<Buffer> resp = cutAfter(relay, 6_000, () -> service.befriend(a, b));
+      assertEquals(200, resp.statusCode(), resp.bodyAsString());
+      assertEquals(2, friendships(a, b));
+    });
+  }
+
+  @Test
+  void aCreateDeliveredAfterItsAnswerIsNeverApplied() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      String name = "delivered late " + UUID.randomUUID();
+      relay.holdRequestsFrom(name.getBytes(StandardCharsets.UTF_8));
+      HttpResponse<Buffer> resp = async(() -> service.post("/participant", new JsonObject().put("name", name)))
+          .get(30, TimeUnit.SECONDS);
+      assertEquals(503, resp.statusCode(), resp.bodyAsString());
+      relay.releaseRequests();
+      Thread.sleep(2_000);   // the held INSERT reaches PostgreSQL now, past its fence
+      assertEquals(0, stores.count("SELECT count(*) FROM participant WHERE name = $1", name), "never stored");
+    });
+  }
+
+  @Test
+  void aBefriendDeliveredAfterItsAnswerIsNeverApplied() throws Exception {
+    withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"), (relay, service) -> {
+      long a = service.createParticipant("befriend delivered late a");
+      long b = service.createParticipant("befriend delivered late b");
+      relay.holdRequestsFrom(bigint(Math.max(a, b)));
+      HttpResponse<Buffer> resp = async(() -> service.befriend(a, b)).get(30, TimeUnit.SECONDS);
+      assertEquals(503, resp.statusCode(), resp.bodyAsString());
+      relay.releaseRequests();
+      Thread.sleep(2_000);
+      assertEquals(0, friendships(a, b), "never stored");
+      assertEquals(0, service.get("/participant/" + a + "/friends").bodyAsJsonArray().size());
+    });
+  }
+
+  private interface RelayTest {
+    void run(TcpRelay relay, RunningService service) throws Exception;
+  }
+
+  // the service with its PostgreSQL behind a relay of this test
+  private static void withRelay(Map<String, String> env, RelayTest test) throws Exception {
+    TcpRelay relay =
+        new TcpRelay(vertx, freePort(), StackEnv.get("PG_HOST"), Integer.parseInt(StackEnv.get("PG_PORT")));
+    relay.start();
+    Map<String, String> overrides = new java.util.HashMap<>(env);
+    overrides.put("PG_HOST", "127.0.0.1");
+    overrides.put("PG_PORT", Integer.toString(relay.port()));
+    RunningService service = RunningService.deploy(vertx, overrides);
+    try {
+      test.run(relay, service);
+    } finally {
+      service.undeploy();
+      relay.stop();
+    }
+  }
+
+  // the request's answer, after the relay was cut (every connection, the held answers with them) and started again
+  private static HttpResponse<Buffer> cutAfter(TcpRelay relay, long ms, Supplier<HttpResponse<Buffer>> request)
+      throws Exception {
+    CompletableFuture<HttpResponse<Buffer>> answer = async(request);
+    Thread.sleep(ms);
+    relay.stop();
+    relay.start();
+    return answer.get(30, TimeUnit.SECONDS);
+  }
+
+  private static <T> CompletableFuture<T> async(Supplier<T> call) {
+    return CompletableFuture.supplyAsync(call);
+  }
+
+  private static long friendships(long a, long b) {
+    return stores.count("SELECT count(*) FROM friendship WHERE (from_id, to_id) IN (($1, $2), ($2, $1))", a, b);
+  }
+
+  // a bigint parameter as the client sends it (binary, big-endian): the statement that carries it
+  private static byte[] bigint(long value) {
+    return ByteBuffer.allocate(Long.BYTES).putLong(value).array();
+  }
+}
