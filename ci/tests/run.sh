@@ -52,14 +52,11 @@ shared_stack_ready() {
     stack_pid=""
     echo "=== the shared stack (log: $NEWSFEED_RUN/logs/shared-stack.log)"
     cat "$NEWSFEED_RUN/logs/shared-stack.log"
-    if [ "$rc" -ne 0 ]; then started_stack=false; cleanup_failed_stack; return 1; fi
+    # a start that failed may have left some of its stores running
+    if [ "$rc" -ne 0 ]; then cleanup; return 1; fi
     export NEWSFEED_STACK_ENV=$NEWSFEED_RUN/shared-stack/stack.env
   fi
   [ -n "${NEWSFEED_STACK_ENV:-}" ]
-}
-# a stack that failed to start may have left some of its stores running
-cleanup_failed_stack() {
-  NEWSFEED_RUN=$NEWSFEED_RUN/shared-stack NEWSFEED_PORT_OFFSET=$STACK_OFFSET bash ci/local/stack.sh down || true
 }
 # suites that need no store and time nothing run side by side when they follow each other in the list: release and
 # charts keep about one core busy each, observability mostly waits the three minutes of its real Prometheus

@@ -35,8 +35,8 @@ import java.util.function.Supplier;
  * the statement went out): nothing can apply a write past a known moment, so the service waits for that moment,
  * reads whether it was applied and answers accordingly. A single statement carries a fence (its SQL compares
  * PostgreSQL's clock with it and writes nothing later, so a statement held up in the network and delivered after
- * the 503 changes nothing); a transaction's COMMIT is bounded by the session's idle_in_transaction_session_timeout
- * (PostgreSQL ends a session whose COMMIT is late, rolling it back). Only when PostgreSQL cannot be read for
+ * the 503 changes nothing); a transaction's COMMIT is bounded by the connection's idle_in_transaction_session_timeout
+ * (PostgreSQL ends a connection whose COMMIT is late, rolling it back). Only when PostgreSQL cannot be read for
  * {@link #RESOLVE_MS} after that moment is a write whose answer was lost answered 503 without knowing.
  */
 public final class Postgres {
@@ -125,7 +125,7 @@ public final class Postgres {
       if (c.succeeded()) {
         return Future.succeededFuture(result);
       }
-      // a COMMIT that reaches PostgreSQL later than the idle timeout after the last statement finds its session gone
+      // a COMMIT that reaches PostgreSQL later than the idle timeout after the last statement finds its connection ended
       return Future.failedFuture(lost(c.cause())
           ? new CommitUnanswered(sentAt + IDLE_IN_TRANSACTION_MS + CLOCK_SKEW_MS, c.cause())
           : c.cause());
