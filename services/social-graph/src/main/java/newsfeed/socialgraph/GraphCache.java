@@ -22,7 +22,8 @@ import java.util.List;
  * <p>Friend lists are a {@link StampedCache}: a friendship write deletes both participants' lists and generations,
  * so a slow reader, whose fill carries the generation it read before, can never put back a list from before the write.
  *
- * <p>Participants never change once created, so they are cached without invalidation; unknown ids are not cached.
+ * <p>Participants never change once created, so they are cached without invalidation (only one whose create was
+ * answered 503 is deleted, {@link ParticipantCancellations}); unknown ids are not cached.
  */
 public final class GraphCache {
   static final String PREFIX = "sg:v1:";
@@ -97,6 +98,14 @@ public final class GraphCache {
     if (redis.available()) {
       redis.send("set", Request.cmd(Command.SET).arg(participantKey(p.id())).arg(p.name()).arg("EX").arg(ttlSeconds))
           .onFailure(err -> failed("participant", "set", err));
+    }
+  }
+
+  /** Removes a cached participant that was deleted; fire and forget (a copy Redis keeps expires with its TTL). */
+  public void forgetParticipant(long id) {
+    if (redis.available()) {
+      redis.send("delete", Request.cmd(Command.DEL).arg(participantKey(id)))
+          .onFailure(err -> failed("participant", "delete", err));
     }
   }
 

@@ -37,7 +37,8 @@ import java.util.function.Supplier;
  * PostgreSQL's clock with it and writes nothing later, so a statement held up in the network and delivered after
  * the 503 changes nothing); a transaction's COMMIT is bounded by the connection's idle_in_transaction_session_timeout
  * (PostgreSQL ends a connection whose COMMIT is late, rolling it back). Only when PostgreSQL cannot be read for
- * {@link #RESOLVE_MS} after that moment is a write whose answer was lost answered 503 without knowing.
+ * {@link #RESOLVE_MS} after that moment is a write whose answer was lost answered 503 without knowing
+ * ({@link Unresolved}: a participant is then deleted once PostgreSQL answers, {@link ParticipantCancellations}).
  */
 public final class Postgres {
   static final long QUERY_TIMEOUT_MS = 5_000;
@@ -157,7 +158,7 @@ public final class Postgres {
       if (System.currentTimeMillis() + CHECK_RETRY_MS >= giveUpAt) {
         LOG.warn("unresolved", "a write whose answer was lost could not be checked for " + RESOLVE_MS
             + " ms: answered as failed without knowing whether it was applied", r.cause());
-        return Future.failedFuture(lost);
+        return Future.failedFuture(new Unresolved(lost));
       }
       return at(System.currentTimeMillis() + CHECK_RETRY_MS).compose(v -> ask(applied, giveUpAt, lost));
     });
@@ -182,6 +183,17 @@ public final class Postgres {
   static final class LateWrite extends RuntimeException {
     LateWrite() {
       super("postgresql took the write after its fence and did not apply it", null, false, false);
+    }
+  }
+
+  /**
+   * A write answered as failed without knowing whether PostgreSQL applied it: its answer was lost and PostgreSQL could
+   * not be read for {@link #RESOLVE_MS} after. Nothing applies it any more, so undoing what it may have written makes
+   * it fail for good.
+   */
+  static final class Unresolved extends RuntimeException {
+    Unresolved(Throwable lost) {
+      super("the outcome of a write whose answer was lost could not be read", lost, false, false);
     }
   }
 

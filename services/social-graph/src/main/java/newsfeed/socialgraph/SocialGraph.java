@@ -14,15 +14,23 @@ public final class SocialGraph {
   private final ParticipantRepository participants;
   private final FriendsRepository friends;
   private final GraphCache cache;
+  private final ParticipantCancellations cancellations;
 
-  public SocialGraph(ParticipantRepository participants, FriendsRepository friends, GraphCache cache) {
+  SocialGraph(ParticipantRepository participants, FriendsRepository friends, GraphCache cache,
+              ParticipantCancellations cancellations) {
     this.participants = participants;
     this.friends = friends;
     this.cache = cache;
+    this.cancellations = cancellations;
   }
 
+  /** The new participant; a create answered as failed without knowing its outcome is cancelled in the background. */
   public Future<Participant> createParticipant(String name) {
-    return participants.create(name);
+    return participants.create(name).onFailure(err -> {
+      if (err instanceof ParticipantRepository.CreateUnresolved unresolved) {
+        cancellations.cancel(unresolved.id());
+      }
+    });
   }
 
   /** The participant; a failed future with 404 when there is none. */

@@ -38,6 +38,7 @@ public final class SocialGraphVerticle extends VerticleBase {
   private Pool pool;
   private RedisStore redis;
   private GraphCache cache;
+  private ParticipantCancellations cancellations;
   private HttpServer server;
 
   public SocialGraphVerticle(SocialGraphConfig config, PrometheusMeterRegistry registry) {
@@ -58,8 +59,10 @@ public final class SocialGraphVerticle extends VerticleBase {
     redis = RedisStore.create(vertx, config.redis(), registry);
     cache = new GraphCache(vertx, redis, config.redisTtl(), registry);
     Postgres pg = new Postgres(vertx, pool, registry);
-    SocialGraph graph = new SocialGraph(new ParticipantRepository(pg), new FriendsRepository(pg, config.maxFriends()),
-        cache);
+    ParticipantRepository participantRows = new ParticipantRepository(pg);
+    cancellations = new ParticipantCancellations(vertx, participantRows, cache, registry);
+    SocialGraph graph = new SocialGraph(participantRows, new FriendsRepository(pg, config.maxFriends()), cache,
+        cancellations);
     ParticipantHandler participants = new ParticipantHandler(graph, registry);
     FriendsHandler friends = new FriendsHandler(graph, registry);
 
@@ -85,6 +88,7 @@ public final class SocialGraphVerticle extends VerticleBase {
   public Future<?> stop() {
     return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> {
+          cancellations.close();
           cache.close();
           return redis.close();
         })

@@ -4,6 +4,8 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.sqlclient.Row;
+import io.vertx.sqlclient.Tuple;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TcpRelay;
 import org.junit.jupiter.api.AfterAll;
@@ -12,12 +14,14 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static newsfeed.common.testing.Waiting.eventually;
 import static newsfeed.common.testing.Waiting.freePort;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,9 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Writes whose PostgreSQL answer is lost, through a relay the test controls: PostgreSQL does the work, its answer
  * is held and then the connections are cut (the service times out first), or the request itself is held past the
  * service's answer and delivered afterwards. Whatever the service answers is what PostgreSQL holds, then and later:
- * a 200 only for what is stored, a 503 only for what never will be.
+ * a 200 only for what is stored, a 503 only for what never will be. When PostgreSQL stays unreadable past the
+ * service's checks, a participant answered 503 is deleted once it answers again.
  */
 class LostAnswersIT {
+  private static final String CANCELLATIONS = "newsfeed_socialgraph_cancellations_total";
   private static Vertx vertx;
   private static Stores stores;
 
@@ -59,6 +65,47 @@ class LostAnswersIT {
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE name = $1 AND id = $2", name,
           resp.bodyAsJsonObject().getLong("id")), "stored under the id it was answered with");
     });
+  }
+
+  @Test
+  void aCreateLeftUnresolvedIsDeletedOncePostgresAnswers() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      String name = "unresolved " + UUID.randomUUID();
+      long id = unresolvedCreate(relay, service, name);
+      relay.stop();   // PostgreSQL answers again
+      relay.start();
+      eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
+      assertEquals(404, service.get("/participant/" + id).statusCode());
+      assertEquals(1, service.metric(CANCELLATIONS + "{outcome=\"cancelled\",service=\"social-graph\"}"));
+    });
+  }
+
+  @Test
+  void aCreateLeftUnresolvedAndBefriendedMeanwhileIsKept() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      long friend = service.createParticipant("befriends an unanswered id");
+      String name = "unresolved, then befriended " + UUID.randomUUID();
+      long id = unresolvedCreate(relay, service, name);
+      // somebody guessed the id: deleting the participant would take a friendship answered 200 with it
+      stores.pg.preparedQuery("INSERT INTO friendship (from_id, to_id) VALUES ($1, $2), ($2, $1)")
+          .execute(Tuple.of(id, friend)).await();
+      relay.stop();
+      relay.start();
+      eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"kept\",service=\"social-graph\"}"), n -> n == 1);
+      assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");
+      assertEquals(2, friendships(id, friend));
+    });
+  }
+
+  // a create stored by PostgreSQL, whose answer is held with every later one (its check's too) until the 503
+  private static long unresolvedCreate(TcpRelay relay, RunningService service, String name) throws Exception {
+    relay.holdAnswersFrom(name.getBytes(StandardCharsets.UTF_8));
+    HttpResponse<Buffer> resp = async(() -> service.post("/participant", new JsonObject().put("name", name)))
+        .get(30, TimeUnit.SECONDS);
+    assertEquals(503, resp.statusCode(), resp.bodyAsString());
+    List<Row> stored = stores.rows("SELECT id FROM participant WHERE name = $1", name);
+    assertEquals(1, stored.size(), "PostgreSQL stored it: only its answer was lost");
+    return stored.get(0).getLong("id");
   }
 
   @Test
