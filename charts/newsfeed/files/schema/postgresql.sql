@@ -22,3 +22,17 @@ CREATE TABLE IF NOT EXISTS friendship (
 
 -- Reverse lookups (who lists X as a friend) and the ON DELETE CASCADE on to_id.
 CREATE INDEX IF NOT EXISTS friendship_to_id_idx ON friendship (to_id);
+
+-- The Idempotency-Key of a POST /participant: the participant the key made, so a retry with it gets that one back
+-- instead of a second. answered: a retry was answered with it, so it stays even when its own request was answered
+-- 503 (social-graph deletes such a participant otherwise). social-graph forgets keys after 24 hours.
+CREATE TABLE IF NOT EXISTS participant_request (
+    key            text        PRIMARY KEY,
+    participant_id bigint      NOT NULL REFERENCES participant (id) ON DELETE CASCADE,
+    answered       boolean     NOT NULL DEFAULT false,
+    created_at     timestamptz NOT NULL DEFAULT now()
+);
+
+-- The cascade from participant, the cancellation's lookup, and the purge of keys older than 24 hours.
+CREATE INDEX IF NOT EXISTS participant_request_participant_id_idx ON participant_request (participant_id);
+CREATE INDEX IF NOT EXISTS participant_request_created_at_idx ON participant_request (created_at);

@@ -5,6 +5,7 @@ import newsfeed.common.events.OutboundRetractedEvent;
 import newsfeed.common.events.TimeUuids;
 import newsfeed.common.http.ApiError;
 import newsfeed.common.http.FeedPage;
+import newsfeed.common.http.IdempotencyKey;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.ParticipantClient;
 import newsfeed.common.http.RequestBody;

@@ -39,6 +39,7 @@ final class ParticipantCancellations {
     this.cache = cache;
     outcomes.put(Cancelled.DELETED, counter(registry, "cancelled"));
     outcomes.put(Cancelled.NOT_STORED, counter(registry, "not_stored"));
+    outcomes.put(Cancelled.RETRIED, counter(registry, "retried"));
     outcomes.put(Cancelled.KEPT, counter(registry, "kept"));
     abandoned = counter(registry, "abandoned");
     Gauge.builder("newsfeed.socialgraph.cancellations.pending", pending, Set::size)
@@ -52,7 +53,7 @@ final class ParticipantCancellations {
         .register(registry);
   }
 
-  /** Deletes participant {@code id} once PostgreSQL answers (unless it was befriended meanwhile). */
+  /** Deletes participant {@code id} once PostgreSQL answers (unless a retry got it or it was befriended meanwhile). */
   void cancel(long id) {
     if (pending.size() >= MAX_PENDING) {
       giveUp(id, MAX_PENDING + " cancellations wait already");
@@ -90,6 +91,7 @@ final class ParticipantCancellations {
       }
       case KEPT ->
         LOG.error("participant {} was answered 503 and stays: it was befriended before its cancellation", id);
+      case RETRIED -> LOG.info("participant {} was answered 503 and stays: a retry with its key was given it", id);
       case NOT_STORED -> LOG.info("participant {} was answered 503 and was not stored", id);
     }
   }

@@ -3,6 +3,7 @@ package newsfeed.socialgraph;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.model.Links;
+import newsfeed.common.http.IdempotencyKey;
 import newsfeed.common.http.Params;
 import newsfeed.common.http.RequestBody;
 import newsfeed.common.http.StoreFailure;
@@ -11,8 +12,9 @@ import newsfeed.common.metrics.OperationTimer;
 /**
  * `POST /participant` {name} (JSON or form) -> 200 {id,name,link} with Location, the classic contract's status;
  * `GET /participant/:id` -> 200 {id,name,link}. Classic clients may also send `id` or `link` in the body: they are
- * ignored, the store assigns the id. Bad input throws an ApiError 400, a PostgreSQL failure fails the request with a
- * StoreFailure: the common FailureHandler answers both.
+ * ignored, the store assigns the id. With an `Idempotency-Key` header a retry gets the participant of the first
+ * request with that key (422 when that one has another name). Bad input throws an ApiError 400, a PostgreSQL
+ * failure fails the request with a StoreFailure: the common FailureHandler answers both.
  */
 public final class ParticipantHandler {
   private final SocialGraph graph;
@@ -27,7 +29,8 @@ public final class ParticipantHandler {
 
   public void create(RoutingContext ctx) {
     String name = Input.participantName(RequestBody.fields(ctx));
-    store.time(() -> graph.createParticipant(name)).recover(StoreFailure.as("postgresql"))
+    String key = IdempotencyKey.parse(ctx.request().getHeader(IdempotencyKey.HEADER));
+    store.time(() -> graph.createParticipant(name, key)).recover(StoreFailure.as("postgresql"))
         .onSuccess(p -> ctx.response().setStatusCode(200).putHeader("Location", Links.participant(p.id()))
             .putHeader("Content-Type", "application/json").end(p.toJson().encode()))
         .onFailure(ctx::fail);

@@ -24,9 +24,12 @@ public final class SocialGraph {
     this.cancellations = cancellations;
   }
 
-  /** The new participant; a create answered as failed without knowing its outcome is cancelled in the background. */
-  public Future<Participant> createParticipant(String name) {
-    return participants.create(name).onFailure(err -> {
+  /**
+   * The new participant, or the one made with this Idempotency-Key ({@code key}, may be null); a create answered as
+   * failed without knowing its outcome is cancelled in the background.
+   */
+  public Future<Participant> createParticipant(String name, String key) {
+    return participants.create(name, key).onFailure(err -> {
       if (err instanceof ParticipantRepository.CreateUnresolved unresolved) {
         cancellations.cancel(unresolved.id());
       }

@@ -32,6 +32,8 @@ public final class SocialGraphVerticle extends VerticleBase {
   private static final Logger LOG = LoggerFactory.getLogger(SocialGraphVerticle.class);
   private static final int PG_WAIT_QUEUE = 2_048;
   private static final int PG_ACQUIRE_TIMEOUT_S = 5;
+  /** How often Idempotency-Keys past their 24 hours are deleted (by every instance: a delete of nothing is cheap). */
+  private static final long KEY_PURGE_EVERY_MS = 3_600_000;
 
   private final SocialGraphConfig config;
   private final PrometheusMeterRegistry registry;
@@ -40,6 +42,7 @@ public final class SocialGraphVerticle extends VerticleBase {
   private GraphCache cache;
   private ParticipantCancellations cancellations;
   private HttpServer server;
+  private long keyPurge;
 
   public SocialGraphVerticle(SocialGraphConfig config, PrometheusMeterRegistry registry) {
     this.config = config;
@@ -63,6 +66,10 @@ public final class SocialGraphVerticle extends VerticleBase {
     cancellations = new ParticipantCancellations(vertx, participantRows, cache, registry);
     SocialGraph graph = new SocialGraph(participantRows, new FriendsRepository(pg, config.maxFriends()), cache,
         cancellations);
+    keyPurge = vertx.setPeriodic(KEY_PURGE_EVERY_MS, t -> participantRows.purgeKeys()
+        .onSuccess(n -> LOG.info("forgot {} Idempotency-Keys older than 24 hours", n))
+        .onFailure(
+            err -> LOG.warn("could not forget old Idempotency-Keys, trying again in an hour: {}", err.toString())));
     ParticipantHandler participants = new ParticipantHandler(graph, registry);
     FriendsHandler friends = new FriendsHandler(graph, registry);
 
@@ -88,6 +95,7 @@ public final class SocialGraphVerticle extends VerticleBase {
   public Future<?> stop() {
     return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> {
+          vertx.cancelTimer(keyPurge);
           cancellations.close();
           cache.close();
           return redis.close();

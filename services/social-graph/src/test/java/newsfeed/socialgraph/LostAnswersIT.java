@@ -72,8 +72,7 @@ class LostAnswersIT {
     withRelay(Map.of(), (relay, service) -> {
       String name = "unresolved " + UUID.randomUUID();
       long id = unresolvedCreate(relay, service, name);
-      relay.stop();   // PostgreSQL answers again
-      relay.start();
+      relay.cut();   // PostgreSQL answers again
       eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
       assertEquals(404, service.get("/participant/" + id).statusCode());
       assertEquals(1, service.metric(CANCELLATIONS + "{outcome=\"cancelled\",service=\"social-graph\"}"));
@@ -89,19 +88,56 @@ class LostAnswersIT {
       // somebody guessed the id: deleting the participant would take a friendship answered 200 with it
       stores.pg.preparedQuery("INSERT INTO friendship (from_id, to_id) VALUES ($1, $2), ($2, $1)")
           .execute(Tuple.of(id, friend)).await();
-      relay.stop();
-      relay.start();
+      relay.cut();
       eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"kept\",service=\"social-graph\"}"), n -> n == 1);
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");
       assertEquals(2, friendships(id, friend));
     });
   }
 
+  @Test
+  void aCreateLeftUnresolvedStaysWhenARetryWithItsKeyGotIt() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      String key = UUID.randomUUID().toString();
+      String name = "unresolved, then retried " + key;
+      long id = unresolvedCreate(relay, service, name, () -> service.createWithKey(key, name));
+      // another instance answered the retry with it meanwhile (this one's PostgreSQL answers are still held)
+      stores.pg.preparedQuery("UPDATE participant_request SET answered = true WHERE key = $1 AND participant_id = $2")
+          .execute(Tuple.of(key, id)).await();
+      relay.cut();
+      eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"retried\",service=\"social-graph\"}"), n -> n == 1);
+      assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");
+      HttpResponse<Buffer> again = service.createWithKey(key, name);
+      assertEquals(id, again.bodyAsJsonObject().getLong("id"), again.bodyAsString());
+    });
+  }
+
+  @Test
+  void aRetryAfterItsCreateWasCancelledMakesItAgain() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      String key = UUID.randomUUID().toString();
+      String name = "unresolved, cancelled, retried " + key;
+      long id = unresolvedCreate(relay, service, name, () -> service.createWithKey(key, name));
+      relay.cut();
+      eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
+      assertEquals(0, stores.count("SELECT count(*) FROM participant_request WHERE key = $1", key), "key freed");
+      HttpResponse<Buffer> retry = service.createWithKey(key, name);
+      assertEquals(200, retry.statusCode(), retry.bodyAsString());
+      assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE name = $1", name), "one participant");
+    });
+  }
+
   // a create stored by PostgreSQL, whose answer is held with every later one (its check's too) until the 503
   private static long unresolvedCreate(TcpRelay relay, RunningService service, String name) throws Exception {
+    return unresolvedCreate(relay, service, name,
+        () -> service.post("/participant", new JsonObject().put("name", name)));
+  }
+
+  private static long unresolvedCreate(TcpRelay relay, RunningService service, String name,
+                                       Supplier<HttpResponse<Buffer>> create)
+      throws Exception {
     relay.holdAnswersFrom(name.getBytes(StandardCharsets.UTF_8));
-    HttpResponse<Buffer> resp = async(() -> service.post("/participant", new JsonObject().put("name", name)))
-        .get(30, TimeUnit.SECONDS);
+    HttpResponse<Buffer> resp = async(create).get(30, TimeUnit.SECONDS);
     assertEquals(503, resp.statusCode(), resp.bodyAsString());
     List<Row> stored = stores.rows("SELECT id FROM participant WHERE name = $1", name);
     assertEquals(1, stored.size(), "PostgreSQL stored it: only its answer was lost");
@@ -185,13 +221,12 @@ class LostAnswersIT {
     }
   }
 
-  // the request's answer, after the relay was cut (every connection, the held answers with them) and started again
+  // the request's answer, after the relay was cut (every connection, the held answers with them)
   private static HttpResponse<Buffer> cutAfter(TcpRelay relay, long ms, Supplier<HttpResponse<Buffer>> request)
       throws Exception {
     CompletableFuture<HttpResponse<Buffer>> answer = async(request);
     Thread.sleep(ms);
-    relay.stop();
-    relay.start();
+    relay.cut();
     return answer.get(30, TimeUnit.SECONDS);
   }
 

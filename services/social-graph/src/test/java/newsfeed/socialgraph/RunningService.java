@@ -88,6 +88,12 @@ final class RunningService {
     return request.sendBuffer(body.toBuffer()).await();
   }
 
+  /** POST /participant with this Idempotency-Key. */
+  HttpResponse<Buffer> createWithKey(String key, String name) {
+    return http.post(port, "127.0.0.1", "/participant").putHeader("Content-Type", "application/json")
+        .putHeader("Idempotency-Key", key).sendBuffer(new JsonObject().put("name", name).toBuffer()).await();
+  }
+
   long createParticipant(String name) {
     HttpResponse<Buffer> resp = post("/participant", new JsonObject().put("name", name));
     if (resp.statusCode() != 200) {

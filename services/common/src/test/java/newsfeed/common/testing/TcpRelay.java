@@ -148,15 +148,24 @@ public final class TcpRelay {
   /** Every connection closed, what was held dropped: the store is gone (start() brings it back, passing all). */
   public void stop() {
     server.close().await();
+    cut();
+  }
+
+  /**
+   * Every connection closed and what was held dropped, while the relay keeps listening: the answers in flight are
+   * lost and new connections pass all. Unlike stop() and start() it never lets go of its port, which another
+   * socket could take meanwhile.
+   */
+  public void cut() {
+    holding = false;
+    holdingRequests = false;
+    answersHeldFrom = null;
+    requestsHeldFrom = null;
     for (NetSocket s : sockets) {
       s.close();
     }
     sockets.clear();
     flushes.clear();
     requestFlushes.clear();
-    holding = false;
-    holdingRequests = false;
-    answersHeldFrom = null;
-    requestsHeldFrom = null;
   }
 }

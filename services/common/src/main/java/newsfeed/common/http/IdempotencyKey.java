@@ -1,10 +1,8 @@
-package newsfeed.outbound;
-
-import newsfeed.common.http.ApiError;
+package newsfeed.common.http;
 
 /**
- * The `Idempotency-Key` request header of a post: 1 to 255 printable ASCII characters (a UUID is the usual
- * choice), scoped to the poster. Absent means a post without one.
+ * The `Idempotency-Key` request header of a write that a client may retry (a post, a new participant): 1 to 255
+ * printable ASCII characters (a UUID is the usual choice). Absent means a request without one.
  */
 public final class IdempotencyKey {
   public static final String HEADER = "Idempotency-Key";

@@ -1,6 +1,4 @@
-package newsfeed.outbound;
-
-import newsfeed.common.http.ApiError;
+package newsfeed.common.http;
 
 import org.junit.jupiter.api.Test;
 
