@@ -109,8 +109,4 @@ final class ParticipantCancellations {
     }
     pending.clear();
   }
-
-  int pending() {
-    return pending.size();
-  }
 }
