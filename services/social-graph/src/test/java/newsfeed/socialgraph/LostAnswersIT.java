@@ -5,7 +5,6 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
 import io.vertx.sqlclient.Row;
-import io.vertx.sqlclient.Tuple;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TcpRelay;
 import org.junit.jupiter.api.AfterAll;
@@ -86,8 +85,7 @@ class LostAnswersIT {
       String name = "unresolved, then befriended " + UUID.randomUUID();
       long id = unresolvedCreate(relay, service, name);
       // somebody guessed the id: deleting the participant would take a friendship answered 200 with it
-      stores.pg.preparedQuery("INSERT INTO friendship (from_id, to_id) VALUES ($1, $2), ($2, $1)")
-          .execute(Tuple.of(id, friend)).await();
+      stores.execute("INSERT INTO friendship (from_id, to_id) VALUES ($1, $2), ($2, $1)", id, friend);
       relay.cut();
       eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"kept\",service=\"social-graph\"}"), n -> n == 1);
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");
@@ -102,8 +100,7 @@ class LostAnswersIT {
       String name = "unresolved, then retried " + key;
       long id = unresolvedCreate(relay, service, name, () -> service.createWithKey(key, name));
       // another instance answered the retry with it meanwhile (this one's PostgreSQL answers are still held)
-      stores.pg.preparedQuery("UPDATE participant_request SET answered = true WHERE key = $1 AND participant_id = $2")
-          .execute(Tuple.of(key, id)).await();
+      stores.execute("UPDATE participant_request SET answered = true WHERE key = $1 AND participant_id = $2", key, id);
       relay.cut();
       eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"retried\",service=\"social-graph\"}"), n -> n == 1);
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");

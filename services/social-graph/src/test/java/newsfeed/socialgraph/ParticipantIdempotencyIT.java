@@ -3,7 +3,6 @@ package newsfeed.socialgraph;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.sqlclient.Tuple;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -102,8 +101,7 @@ class ParticipantIdempotencyIT {
   }
 
   private static void ageKey(String key) {
-    stack.stores().pg.preparedQuery(
-        "UPDATE participant_request SET created_at = now() - interval '25 hours' WHERE key = $1")
-        .execute(Tuple.of(key)).await();
+    stack.stores().execute("UPDATE participant_request SET created_at = now() - interval '25 hours' WHERE key = $1",
+        key);
   }
 }

@@ -81,17 +81,21 @@ final class RunningService {
 
   /** A JSON POST with this Authorization header (none when null). */
   HttpResponse<Buffer> postAs(String authorization, String uri, JsonObject body) {
+    return postWith("Authorization", authorization, uri, body);
+  }
+
+  /** A JSON POST with this header (none when {@code value} is null). */
+  HttpResponse<Buffer> postWith(String header, String value, String uri, JsonObject body) {
     var request = http.post(port, "127.0.0.1", uri).putHeader("Content-Type", "application/json");
-    if (authorization != null) {
-      request.putHeader("Authorization", authorization);
+    if (value != null) {
+      request.putHeader(header, value);
     }
     return request.sendBuffer(body.toBuffer()).await();
   }
 
   /** POST /participant with this Idempotency-Key. */
   HttpResponse<Buffer> createWithKey(String key, String name) {
-    return http.post(port, "127.0.0.1", "/participant").putHeader("Content-Type", "application/json")
-        .putHeader("Idempotency-Key", key).sendBuffer(new JsonObject().put("name", name).toBuffer()).await();
+    return postWith("Idempotency-Key", key, "/participant", new JsonObject().put("name", name));
   }
 
   long createParticipant(String name) {

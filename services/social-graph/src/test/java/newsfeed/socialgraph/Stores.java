@@ -32,6 +32,11 @@ final class Stores implements AutoCloseable {
     return pg.preparedQuery(sql).execute(Tuple.from(args)).await().iterator().next().getLong(0);
   }
 
+  /** A write of the test's own, straight to PostgreSQL. */
+  void execute(String sql, Object... args) {
+    pg.preparedQuery(sql).execute(Tuple.from(args)).await();
+  }
+
   List<Row> rows(String sql, Object... args) {
     List<Row> rows = new ArrayList<>();
     pg.preparedQuery(sql).execute(Tuple.from(args)).await().forEach(rows::add);
