@@ -11,14 +11,20 @@ CREATE TABLE IF NOT EXISTS participant (
 -- written in one transaction. "Friends of X" is then a single index range scan on from_id (the unique
 -- index below, leading column from_id) with no OR / UNION, and each direction stays unique.
 -- The friend link returned by the API is the row whose from_id is the participant asked about.
+-- inserted_by: a random number of the request that inserted the row, until another request for the pair is answered
+-- with it (then NULL). Undoing a befriend answered 503 deletes only rows with its number: never one a client got.
 CREATE TABLE IF NOT EXISTS friendship (
-    id         bigserial   PRIMARY KEY,
-    from_id    bigint      NOT NULL REFERENCES participant (id) ON DELETE CASCADE,
-    to_id      bigint      NOT NULL REFERENCES participant (id) ON DELETE CASCADE,
-    created_at timestamptz NOT NULL DEFAULT now(),
+    id          bigserial   PRIMARY KEY,
+    from_id     bigint      NOT NULL REFERENCES participant (id) ON DELETE CASCADE,
+    to_id       bigint      NOT NULL REFERENCES participant (id) ON DELETE CASCADE,
+    created_at  timestamptz NOT NULL DEFAULT now(),
+    inserted_by bigint,
     CONSTRAINT friendship_pair_unique UNIQUE (from_id, to_id),
     CONSTRAINT friendship_not_self CHECK (from_id <> to_id)
 );
+
+-- Installs from before the column: adding a nullable column rewrites nothing.
+ALTER TABLE friendship ADD COLUMN IF NOT EXISTS inserted_by bigint;
 
 -- Reverse lookups (who lists X as a friend) and the ON DELETE CASCADE on to_id.
 CREATE INDEX IF NOT EXISTS friendship_to_id_idx ON friendship (to_id);

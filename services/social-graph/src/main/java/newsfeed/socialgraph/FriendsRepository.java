@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
 /**
@@ -24,20 +25,27 @@ import java.util.function.Supplier;
  * same lock, so concurrent requests (on any replica) are counted one after the other and nobody ever passes the
  * limit through the API. A friendship that would is answered 409 too_many_friends and nothing is written. Asking
  * again for an existing friendship is answered as before, whatever the counts.
+ *
+ * <p>A befriend answered 503 without knowing whether its rows were stored is undone once PostgreSQL answers
+ * ({@link #cancel}): its rows carry a random number of the request (inserted_by) until another request is answered
+ * with them, which marks them answered (NULL) first, so only rows no client was answered with are deleted.
  */
 public final class FriendsRepository {
   /**
    * Both directions in ONE statement (one implicit transaction), unless PostgreSQL runs it after its fence ($5,
    * {@link Postgres#beforeFence}). The pair is always inserted lower id first, so two concurrent requests for the
-   * same pair queue on the same index entry instead of deadlocking. The one row: the (from,to) row, created now or
-   * the one that already existed (null when neither: a concurrent insert after this statement's snapshot, or a
-   * fenced write); `inserted` also tells when only a missing reverse row was repaired; `in_time` false when fenced.
+   * same pair queue on the same index entry instead of deadlocking. The rows carry the request's number ($6) until
+   * another request is answered with them ({@link #CONFIRM}). The one row: the (from,to) row, created now or the one
+   * that already existed (null when neither: a concurrent insert after this statement's snapshot, or a fenced
+   * write); `inserted` also tells when only a missing reverse row was repaired; `unconfirmed` whether a row of the
+   * pair still carries another request's number; `in_time` false when fenced.
    */
   private static final String BEFRIEND = """
       WITH fence AS (SELECT %s AS in_time),
       ins AS (
-        INSERT INTO friendship (from_id, to_id)
-        SELECT v.from_id, v.to_id FROM (VALUES ($3::bigint, $4::bigint), ($4::bigint, $3::bigint)) AS v (from_id, to_id)
+        INSERT INTO friendship (from_id, to_id, inserted_by)
+        SELECT v.from_id, v.to_id, $6::bigint
+        FROM (VALUES ($3::bigint, $4::bigint), ($4::bigint, $3::bigint)) AS v (from_id, to_id)
         WHERE (SELECT in_time FROM fence)
         ON CONFLICT ON CONSTRAINT friendship_pair_unique DO NOTHING
         RETURNING id, from_id),
@@ -46,9 +54,42 @@ public final class FriendsRepository {
         UNION ALL
         SELECT f.id, false FROM friendship f
         WHERE f.from_id = $1 AND f.to_id = $2 AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.from_id = $1))
-      SELECT found.id, found.created, (SELECT count(*) FROM ins) AS inserted, fence.in_time
+      SELECT found.id, found.created, (SELECT count(*) FROM ins) AS inserted, fence.in_time,
+        EXISTS (SELECT 1 FROM friendship f
+                WHERE (f.from_id, f.to_id) IN (($1, $2), ($2, $1)) AND f.inserted_by <> $6) AS unconfirmed
       FROM fence LEFT JOIN found ON true""".formatted(Postgres.beforeFence(5));
-  private static final String FIND = "SELECT id FROM friendship WHERE from_id = $1 AND to_id = $2";
+  /**
+   * The pair's rows, locked (lower id first, as they are inserted and cancelled) and marked answered (inserted_by
+   * NULL): a cancellation of the request that inserted them then keeps them. Fenced ($3) like the insert. The id:
+   * the (from,to) row, null when it is gone (a cancellation deleted it meanwhile: the request inserts it again) or
+   * not yet visible.
+   */
+  private static final String CONFIRM = """
+      WITH fence AS (SELECT %s AS in_time),
+      locked AS (
+        SELECT id, from_id, inserted_by FROM friendship
+        WHERE (from_id, to_id) IN (($1, $2), ($2, $1)) AND (SELECT in_time FROM fence)
+        ORDER BY from_id FOR UPDATE),
+      confirmed AS (
+        UPDATE friendship f SET inserted_by = NULL FROM locked
+        WHERE f.id = locked.id AND locked.inserted_by IS NOT NULL)
+      SELECT fence.in_time, (SELECT id FROM locked WHERE from_id = $1) AS id FROM fence"""
+      .formatted(Postgres.beforeFence(3));
+  /** The (from,to) row when this request ($3) inserted it or a request was answered with it. */
+  private static final String ANSWERED = """
+      SELECT id FROM friendship
+      WHERE from_id = $1 AND to_id = $2 AND (inserted_by IS NULL OR inserted_by = $3)""";
+  /**
+   * Undoes a befriend answered 503: deletes the pair's rows that carry its number ($3), so none that another
+   * request was answered with; locks in the order of {@link #CONFIRM}, which waits for it or is waited for.
+   */
+  private static final String UNDO = """
+      WITH locked AS (
+        SELECT id FROM friendship WHERE (from_id, to_id) IN (($1, $2), ($2, $1)) ORDER BY from_id FOR UPDATE),
+      gone AS (DELETE FROM friendship f USING locked WHERE f.id = locked.id AND f.inserted_by = $3 RETURNING f.id)
+      SELECT count(*) AS deleted FROM gone""";
+  /** How often a befriend inserts again when a cancellation deleted the rows it found (once is the most seen). */
+  private static final int MAX_INSERTS = 3;
   /**
    * Both participants, locked against every other befriend of either until the transaction ends; in id order, so
    * two requests take their locks in the same order and never deadlock. NO KEY UPDATE leaves the foreign-key
@@ -73,6 +114,28 @@ public final class FriendsRepository {
   public record Befriended(Friend friend, boolean created, boolean changed) {
   }
 
+  /** A befriend's write: the pair, and the random number its rows carry until a request is answered with them. */
+  public record Befriending(long from, long to, long request) {
+    @Override
+    public String toString() {
+      return from + "-" + to;
+    }
+  }
+
+  /** A befriend answered as failed without knowing whether its rows were stored. */
+  public static final class BefriendUnresolved extends RuntimeException {
+    private final Befriending write;
+
+    BefriendUnresolved(Befriending write, Throwable cause) {
+      super("friendship " + write + " may have been stored", cause, false, false);
+      this.write = write;
+    }
+
+    public Befriending write() {
+      return write;
+    }
+  }
+
   private final Postgres pg;
   private final int maxFriends;
 
@@ -82,34 +145,50 @@ public final class FriendsRepository {
     this.maxFriends = maxFriends;
   }
 
+  /** The friendship, made unless it exists; {@link BefriendUnresolved} when its outcome could not be known. */
   public Future<Befriended> befriend(long from, long to) {
-    Supplier<Future<Optional<Befriended>>> applied = () -> applied(from, to);
+    Befriending write = new Befriending(from, to, ThreadLocalRandom.current().nextLong());
+    Supplier<Future<Optional<Befriended>>> applied = () -> applied(write);
+    Future<Befriended> done;
     if (maxFriends == 0) {
       // one statement, no lock: what social-graph did before it had a limit
-      return pg.write(fence -> insert(pg::query, from, to, fence), applied)
+      done = pg.write(fence -> insert(pg::query, write, fence, 1), applied)
           .recover(err -> isForeignKeyViolation(err) ? unknownParticipant(from, to) : Future.failedFuture(err));
-    }
-    return pg.transaction(tx -> pg.query(tx, LOCK, Tuple.of((Object) new Long[] {from, to}))
-        .compose(locked -> locked.size() == 2 ? pg.query(tx, COUNT, Tuple.of(from, to)) : missingOf(locked, from, to))
-        .compose(counts -> {
-          for (Row row : counts) {
-            if (!row.getBoolean("linked") && row.getLong("friends") >= maxFriends) {
-              return Future.failedFuture(tooManyFriends(row.getLong("id"), row.getLong("friends")));
+    } else {
+      done = pg.transaction(tx -> pg.query(tx, LOCK, Tuple.of((Object) new Long[] {from, to}))
+          .compose(locked -> locked.size() == 2 ? pg.query(tx, COUNT, Tuple.of(from, to)) : missingOf(locked, from, to))
+          .compose(counts -> {
+            for (Row row : counts) {
+              if (!row.getBoolean("linked") && row.getLong("friends") >= maxFriends) {
+                return Future.failedFuture(tooManyFriends(row.getLong("id"), row.getLong("friends")));
+              }
             }
-          }
-          return insert((sql, args) -> pg.query(tx, sql, args), from, to,
-              System.currentTimeMillis() + Postgres.WRITE_FENCE_MS);
-        }), applied);
+            return insert((sql, args) -> pg.query(tx, sql, args), write,
+                System.currentTimeMillis() + Postgres.WRITE_FENCE_MS, 1);
+          }), applied);
+    }
+    return done.recover(err -> Future.failedFuture(
+        err instanceof Postgres.Unresolved ? new BefriendUnresolved(write, err.getCause()) : err));
   }
 
-  // after a lost answer: the friendship there is the answer (this request's or an earlier one's), else not applied
-  private Future<Optional<Befriended>> applied(long from, long to) {
-    return pg.check(FIND, Tuple.of(from, to)).map(rows -> {
+  // after a lost answer: applied when the friendship is there with this request's rows or answered ones; rows that
+  // another request inserted and nobody was answered with were not confirmed by this one (its CONFIRM did not apply)
+  private Future<Optional<Befriended>> applied(Befriending write) {
+    return pg.check(ANSWERED, Tuple.of(write.from(), write.to(), write.request())).map(rows -> {
       RowIterator<Row> it = rows.iterator();
       // changed: whether this request made it cannot be known, so cached lists go as if it did
-      return it.hasNext() ? Optional.of(new Befriended(new Friend(it.next().getLong("id"), from, to), false, true))
+      return it.hasNext()
+          ? Optional.of(new Befriended(new Friend(it.next().getLong("id"), write.from(), write.to()), false, true))
           : Optional.empty();
     });
+  }
+
+  /**
+   * Undoes a befriend answered 503: deletes the rows it inserted, unless a request was answered with them meanwhile.
+   */
+  public Future<Cancelled> cancel(Befriending write) {
+    return pg.query(UNDO, Tuple.of(write.from(), write.to(), write.request()))
+        .map(rows -> rows.iterator().next().getLong("deleted") > 0 ? Cancelled.DELETED : Cancelled.NOT_STORED);
   }
 
   /** A statement runner: the pool's, or a transaction's. */
@@ -129,27 +208,42 @@ public final class FriendsRepository {
     return Future.failedFuture(ApiError.participantNotFound(existing.contains(from) ? to : from));
   }
 
-  private Future<Befriended> insert(Statements db, long from, long to, long fence) {
-    Tuple args = Tuple.of(from, to, Math.min(from, to), Math.max(from, to), fence);
-    return db.query(BEFRIEND, args)
-        .compose(rows -> {
-          Row row = rows.iterator().next();
-          if (row.getLong("id") != null) {
-            return Future.succeededFuture(new Befriended(new Friend(row.getLong("id"), from, to),
-                row.getBoolean("created"), row.getLong("inserted") > 0));
-          }
-          if (!row.getBoolean("in_time")) {
-            return Future.failedFuture(new Postgres.LateWrite());
-          }
-          // a concurrent request inserted the pair after this statement's snapshot: it is committed now
-          return db.query(FIND, Tuple.of(from, to)).map(found -> {
-            RowIterator<Row> f = found.iterator();
-            if (!f.hasNext()) {
-              throw new IllegalStateException("friendship " + from + "->" + to + " neither inserted nor found");
-            }
-            return new Befriended(new Friend(f.next().getLong("id"), from, to), false, true);
-          });
-        });
+  private Future<Befriended> insert(Statements db, Befriending write, long fence, int attempt) {
+    long from = write.from();
+    long to = write.to();
+    Tuple args = Tuple.of(from, to, Math.min(from, to), Math.max(from, to), fence, write.request());
+    return db.query(BEFRIEND, args).compose(rows -> {
+      Row row = rows.iterator().next();
+      Long id = row.getLong("id");
+      boolean inserted = row.getLong("inserted") > 0;
+      if (id != null && !row.getBoolean("unconfirmed")) {
+        return Future.succeededFuture(new Befriended(new Friend(id, from, to), row.getBoolean("created"), inserted));
+      }
+      if (!row.getBoolean("in_time")) {
+        return late();
+      }
+      // rows another request inserted (maybe after this statement's snapshot), which a cancellation of that request
+      // would delete: this answer makes them answered first
+      return db.query(CONFIRM, Tuple.of(from, to, fence)).compose(confirmed -> {
+        Row c = confirmed.iterator().next();
+        if (!c.getBoolean("in_time")) {
+          return late();
+        }
+        if (c.getLong("id") != null) {
+          boolean created = id != null && row.getBoolean("created");
+          return Future.succeededFuture(new Befriended(new Friend(c.getLong("id"), from, to), created, true));
+        }
+        if (attempt == MAX_INSERTS) {
+          return Future.failedFuture(new IllegalStateException(
+              "friendship " + write + " deleted by a cancellation " + attempt + " times while being befriended"));
+        }
+        return insert(db, write, fence, attempt + 1);   // a cancellation deleted them meanwhile
+      });
+    });
+  }
+
+  private static <T> Future<T> late() {
+    return Future.failedFuture(new Postgres.LateWrite());
   }
 
   /** Up to {@code limit} friends whose id is greater than {@code afterId}, ordered by friend id. */

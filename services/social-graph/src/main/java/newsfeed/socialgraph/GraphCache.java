@@ -19,11 +19,12 @@ import java.util.List;
  * The Redis cache-aside of participants and friend lists. It never fails a request: a Redis error is counted
  * (newsfeed_cache_errors_total), logged (rate-limited) and treated as a miss, and PostgreSQL answers instead.
  *
- * <p>Friend lists are a {@link StampedCache}: a friendship write deletes both participants' lists and generations,
- * so a slow reader, whose fill carries the generation it read before, can never put back a list from before the write.
+ * <p>Friend lists are a {@link StampedCache}: a friendship write (or its cancellation, {@link Cancellations}) deletes
+ * both participants' lists and generations, so a slow reader, whose fill carries the generation it read before, can
+ * never put back a list from before the write.
  *
  * <p>Participants never change once created, so they are cached without invalidation (only one whose create was
- * answered 503 is deleted, {@link ParticipantCancellations}); unknown ids are not cached.
+ * answered 503 is deleted, {@link Cancellations}); unknown ids are not cached.
  */
 public final class GraphCache {
   static final String PREFIX = "sg:v1:";

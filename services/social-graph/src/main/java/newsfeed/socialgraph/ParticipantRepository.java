@@ -60,14 +60,6 @@ public final class ParticipantRepository {
         EXISTS (SELECT 1 FROM keys WHERE answered) AS retried""";
   private static final String DELETE = "DELETE FROM participant WHERE id = $1";
 
-  /**
-   * What cancelling a create found: it deleted the participant; there was none; a retry with its key was answered
-   * with it, so it stays; it was befriended, so it stays.
-   */
-  public enum Cancelled {
-    DELETED, NOT_STORED, RETRIED, KEPT
-  }
-
   // the key is held by another participant: the request is a retry
   private static final class KeyTaken extends RuntimeException {
     KeyTaken() {

@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * the 503 changes nothing); a transaction's COMMIT is bounded by the connection's idle_in_transaction_session_timeout
  * (PostgreSQL ends a connection whose COMMIT is late, rolling it back). Only when PostgreSQL cannot be read for
  * {@link #RESOLVE_MS} after that moment is a write whose answer was lost answered 503 without knowing
- * ({@link Unresolved}: a participant is then deleted once PostgreSQL answers, {@link ParticipantCancellations}).
+ * ({@link Unresolved}: what it wrote is then deleted once PostgreSQL answers, {@link Cancellations}).
  */
 public final class Postgres {
   static final long QUERY_TIMEOUT_MS = 5_000;

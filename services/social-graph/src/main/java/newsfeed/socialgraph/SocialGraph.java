@@ -3,6 +3,7 @@ package newsfeed.socialgraph;
 import io.vertx.core.Future;
 import newsfeed.common.http.ApiError;
 import newsfeed.socialgraph.FriendsRepository.Befriended;
+import newsfeed.socialgraph.FriendsRepository.Befriending;
 import newsfeed.socialgraph.GraphCache.FriendsLookup;
 
 /**
@@ -14,14 +15,16 @@ public final class SocialGraph {
   private final ParticipantRepository participants;
   private final FriendsRepository friends;
   private final GraphCache cache;
-  private final ParticipantCancellations cancellations;
+  private final Cancellations<Long> participantCancellations;
+  private final Cancellations<Befriending> friendshipCancellations;
 
   SocialGraph(ParticipantRepository participants, FriendsRepository friends, GraphCache cache,
-              ParticipantCancellations cancellations) {
+              Cancellations<Long> participantCancellations, Cancellations<Befriending> friendshipCancellations) {
     this.participants = participants;
     this.friends = friends;
     this.cache = cache;
-    this.cancellations = cancellations;
+    this.participantCancellations = participantCancellations;
+    this.friendshipCancellations = friendshipCancellations;
   }
 
   /**
@@ -31,7 +34,7 @@ public final class SocialGraph {
   public Future<Participant> createParticipant(String name, String key) {
     return participants.create(name, key).onFailure(err -> {
       if (err instanceof ParticipantRepository.CreateUnresolved unresolved) {
-        cancellations.cancel(unresolved.id());
+        participantCancellations.cancel(unresolved.id());
       }
     });
   }
@@ -52,8 +55,13 @@ public final class SocialGraph {
     });
   }
 
+  /** The friendship; a befriend answered as failed without knowing its outcome is cancelled in the background. */
   public Future<Befriended> befriend(long from, long to) {
-    return friends.befriend(from, to).compose(result -> result.changed()
+    return friends.befriend(from, to).onFailure(err -> {
+      if (err instanceof FriendsRepository.BefriendUnresolved unresolved) {
+        friendshipCancellations.cancel(unresolved.write());
+      }
+    }).compose(result -> result.changed()
         ? cache.invalidateFriends(from, to).map(result)
         : Future.succeededFuture(result));
   }

@@ -15,6 +15,7 @@ import newsfeed.common.http.FailureHandler;
 import newsfeed.common.http.HttpBootstrap;
 import newsfeed.common.http.HttpBootstrap.Check;
 import newsfeed.common.http.RawBody;
+import newsfeed.socialgraph.FriendsRepository.Befriending;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +41,8 @@ public final class SocialGraphVerticle extends VerticleBase {
   private Pool pool;
   private RedisStore redis;
   private GraphCache cache;
-  private ParticipantCancellations cancellations;
+  private Cancellations<Long> participantCancellations;
+  private Cancellations<Befriending> friendshipCancellations;
   private HttpServer server;
   private long keyPurge;
 
@@ -63,9 +65,15 @@ public final class SocialGraphVerticle extends VerticleBase {
     cache = new GraphCache(vertx, redis, config.redisTtl(), registry);
     Postgres pg = new Postgres(vertx, pool, registry);
     ParticipantRepository participantRows = new ParticipantRepository(pg);
-    cancellations = new ParticipantCancellations(vertx, participantRows, cache, registry);
-    SocialGraph graph = new SocialGraph(participantRows, new FriendsRepository(pg, config.maxFriends()), cache,
-        cancellations);
+    FriendsRepository friendRows = new FriendsRepository(pg, config.maxFriends());
+    participantCancellations = new Cancellations<>(vertx, "participant", participantRows::cancel, id -> {
+      cache.forgetParticipant(id);
+      cache.invalidateFriends(id);   // its empty friend list
+    }, registry);
+    friendshipCancellations = new Cancellations<>(vertx, "friendship", friendRows::cancel,
+        write -> cache.invalidateFriends(write.from(), write.to()), registry);
+    SocialGraph graph =
+        new SocialGraph(participantRows, friendRows, cache, participantCancellations, friendshipCancellations);
     keyPurge = vertx.setPeriodic(KEY_PURGE_EVERY_MS, t -> participantRows.purgeKeys()
         .onSuccess(n -> LOG.info("forgot {} Idempotency-Keys older than 24 hours", n))
         .onFailure(
@@ -96,7 +104,8 @@ public final class SocialGraphVerticle extends VerticleBase {
     return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> {
           vertx.cancelTimer(keyPurge);
-          cancellations.close();
+          participantCancellations.close();
+          friendshipCancellations.close();
           cache.close();
           return redis.close();
         })

@@ -30,10 +30,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * is held and then the connections are cut (the service times out first), or the request itself is held past the
  * service's answer and delivered afterwards. Whatever the service answers is what PostgreSQL holds, then and later:
  * a 200 only for what is stored, a 503 only for what never will be. When PostgreSQL stays unreadable past the
- * service's checks, a participant answered 503 is deleted once it answers again.
+ * service's checks, a participant or friendship answered 503 is deleted once it answers again.
  */
 class LostAnswersIT {
-  private static final String CANCELLATIONS = "newsfeed_socialgraph_cancellations_total";
   private static Vertx vertx;
   private static Stores stores;
 
@@ -74,7 +73,7 @@ class LostAnswersIT {
       relay.cut();   // PostgreSQL answers again
       eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
       assertEquals(404, service.get("/participant/" + id).statusCode());
-      assertEquals(1, service.metric(CANCELLATIONS + "{outcome=\"cancelled\",service=\"social-graph\"}"));
+      assertEquals(1, service.metric(cancellations("participant", "cancelled")));
     });
   }
 
@@ -87,7 +86,7 @@ class LostAnswersIT {
       // somebody guessed the id: deleting the participant would take a friendship answered 200 with it
       stores.execute("INSERT INTO friendship (from_id, to_id) VALUES ($1, $2), ($2, $1)", id, friend);
       relay.cut();
-      eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"kept\",service=\"social-graph\"}"), n -> n == 1);
+      eventually(() -> service.metric(cancellations("participant", "kept")), n -> n == 1);
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");
       assertEquals(2, friendships(id, friend));
     });
@@ -102,7 +101,7 @@ class LostAnswersIT {
       // another instance answered the retry with it meanwhile (this one's PostgreSQL answers are still held)
       stores.execute("UPDATE participant_request SET answered = true WHERE key = $1 AND participant_id = $2", key, id);
       relay.cut();
-      eventually(() -> service.metric(CANCELLATIONS + "{outcome=\"retried\",service=\"social-graph\"}"), n -> n == 1);
+      eventually(() -> service.metric(cancellations("participant", "retried")), n -> n == 1);
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE id = $1", id), "kept");
       HttpResponse<Buffer> again = service.createWithKey(key, name);
       assertEquals(id, again.bodyAsJsonObject().getLong("id"), again.bodyAsString());
@@ -169,6 +168,62 @@ class LostAnswersIT {
   }
 
   @Test
+  void aBefriendLeftUnresolvedIsDeletedOncePostgresAnswers() throws Exception {
+    // the friend limit's transaction: its COMMIT applied, that answer and every later one held until the 503
+    withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "100"), (relay, service) -> {
+      RunningService direct = RunningService.deploy(vertx);   // another instance, PostgreSQL answering it
+      try {
+        long a = service.createParticipant("unresolved befriend a");
+        long b = service.createParticipant("unresolved befriend b");
+        relay.holdAnswersFrom("COMMIT".getBytes(StandardCharsets.US_ASCII));
+        unresolvedBefriend(service, a, b);
+        // a reader meanwhile caches the friendship the client was told failed
+        assertEquals(1, direct.get("/participant/" + a + "/friends").bodyAsJsonArray().size());
+        relay.cut();
+        eventually(() -> friendships(a, b), n -> n == 0);
+        eventually(() -> service.metric(cancellations("friendship", "cancelled")), n -> n == 1);
+        // the cached lists go right after the delete (well within their 300 s in Redis)
+        eventually(() -> direct.get("/participant/" + a + "/friends").bodyAsJsonArray().size(), n -> n == 0);
+        eventually(() -> direct.get("/participant/" + b + "/friends").bodyAsJsonArray().size(), n -> n == 0);
+      } finally {
+        direct.undeploy();
+      }
+    });
+  }
+
+  @Test
+  void aBefriendLeftUnresolvedStaysWhenAnotherRequestWasAnsweredWithIt() throws Exception {
+    // without a friend limit: one statement
+    withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"), (relay, service) -> {
+      RunningService direct = RunningService.deploy(vertx, Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"));
+      try {
+        long a = service.createParticipant("unresolved, then befriended again a");
+        long b = service.createParticipant("unresolved, then befriended again b");
+        relay.holdAnswersFrom(bigint(Math.max(a, b)));
+        unresolvedBefriend(service, a, b);
+        // the same pair asked for again on another instance: answered 200 with the rows the first request stored
+        HttpResponse<Buffer> again = direct.befriend(b, a);
+        assertEquals(200, again.statusCode(), again.bodyAsString());
+        assertEquals(0, stores.count("SELECT count(*) FROM friendship WHERE (from_id, to_id) IN (($1, $2), ($2, $1))"
+            + " AND inserted_by IS NOT NULL", a, b), "both rows marked answered");
+        relay.cut();
+        eventually(() -> service.metric(cancellations("friendship", "not_stored")), n -> n == 1);
+        assertEquals(2, friendships(a, b), "kept: a client was answered with it");
+        assertEquals(0, service.metric(cancellations("friendship", "cancelled")));
+      } finally {
+        direct.undeploy();
+      }
+    });
+  }
+
+  // a befriend stored by PostgreSQL, whose answers are held (its check's too) until the 503
+  private static void unresolvedBefriend(RunningService service, long a, long b) throws Exception {
+    HttpResponse<Buffer> resp = async(() -> service.befriend(a, b)).get(30, TimeUnit.SECONDS);
+    assertEquals(503, resp.statusCode(), resp.bodyAsString());
+    assertEquals(2, friendships(a, b), "PostgreSQL stored it: only its answer was lost");
+  }
+
+  @Test
   void aCreateDeliveredAfterItsAnswerIsNeverApplied() throws Exception {
     withRelay(Map.of(), (relay, service) -> {
       String name = "delivered late " + UUID.randomUUID();
@@ -229,6 +284,11 @@ class LostAnswersIT {
 
   private static <T> CompletableFuture<T> async(Supplier<T> call) {
     return CompletableFuture.supplyAsync(call);
+  }
+
+  private static String cancellations(String subject, String outcome) {
+    return "newsfeed_socialgraph_cancellations_total{outcome=\"" + outcome + "\",service=\"social-graph\",subject=\""
+        + subject + "\"}";
   }
 
   private static long friendships(long a, long b) {
