@@ -64,15 +64,13 @@ final class Downstream {
     });
   }
 
-  /** POST of a JSON body, with the caller's Authorization header when it sent one (null: none). */
-  Future<Object> post(String path, JsonObject body, String authorization) {
+  /** POST of a JSON body, with {@code headers} (the caller's Authorization, an Idempotency-Key). */
+  Future<Object> post(String path, JsonObject body, Map<String, String> headers) {
     Buffer json = body.toBuffer();
     return call("post", base -> {
       HttpRequest<Buffer> request = web.postAbs(base + path).timeout(timeoutMs)
           .putHeader("Content-Type", "application/json");
-      if (authorization != null) {
-        request.putHeader("Authorization", authorization);
-      }
+      headers.forEach(request::putHeader);
       return request.sendBuffer(json);
     });
   }

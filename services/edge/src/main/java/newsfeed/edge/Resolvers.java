@@ -12,8 +12,10 @@ import io.vertx.ext.web.RoutingContext;
 import newsfeed.common.auth.BearerTokens;
 import newsfeed.common.auth.Caller;
 import newsfeed.common.http.ApiError;
+import newsfeed.common.http.IdempotencyKey;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,7 +47,7 @@ final class Resolvers {
         .type("Mutation", t -> t
             .dataFetcher("createParticipant", mutation((env, caller) -> {
               Map<String, Object> input = env.getArgument("input");
-              return api.createParticipant((String) input.get("name"), authorization(env))
+              return api.createParticipant((String) input.get("name"), writeHeaders(env, input))
                   .map(p -> new ParticipantRef(p.getLong("id"), p));
             }))
             .dataFetcher("createFriend", mutation((env, caller) -> {
@@ -53,14 +55,14 @@ final class Resolvers {
               long from = Ids.participant("from_id", input.get("from_id"));
               long to = Ids.participant("to_id", input.get("to_id"));
               writesAs(caller, from);
-              return api.befriend(from, to, authorization(env));
+              return api.befriend(from, to, writeHeaders(env, Map.of()));
             }))
             .dataFetcher("createOutbound", mutation((env, caller) -> {
               Map<String, Object> input = env.getArgument("input");
               long from = Ids.participant("from_id", input.get("from_id"));
               writesAs(caller, from);
               return api.post(from, (String) input.get("occurred"), (String) input.get("subject"),
-                  (String) input.get("story"), authorization(env));
+                  (String) input.get("story"), writeHeaders(env, input));
             })))
         .type("Participant", t -> t
             .dataFetcher("id", env -> Ids.of(env.<ParticipantRef>getSource().id()))
@@ -168,7 +170,28 @@ final class Resolvers {
     }
   }
 
-  /** The caller's Authorization header, passed on to the service a mutation writes to; null without one. */
+  /**
+   * The headers a mutation's call carries: the caller's Authorization header (the service checks the caller itself)
+   * and the input's idempotency_key as Idempotency-Key, each when there is one; a key no header may carry is a 400
+   * here, by the services' rule.
+   */
+  private static Map<String, String> writeHeaders(DataFetchingEnvironment env, Map<String, Object> input) {
+    Map<String, String> headers = new HashMap<>();
+    String authorization = authorization(env);
+    if (authorization != null) {
+      headers.put(HttpHeaders.AUTHORIZATION.toString(), authorization);
+    }
+    if (input.get("idempotency_key") instanceof String key) {
+      try {
+        headers.put(IdempotencyKey.HEADER, IdempotencyKey.parse(key));
+      } catch (ApiError e) {
+        throw FieldError.of(e);
+      }
+    }
+    return headers;
+  }
+
+  /** The caller's Authorization header; null without one. */
   private static String authorization(DataFetchingEnvironment env) {
     RoutingContext rc = env.getGraphQlContext().get(RoutingContext.class);
     return rc == null ? null : rc.request().getHeader(HttpHeaders.AUTHORIZATION);

@@ -9,7 +9,8 @@ import java.util.Map;
 
 /**
  * The calls edge makes to the four services' REST API (docs/classic-api.md); shapes are theirs, unchanged. A write
- * carries the caller's Authorization header (null: none), so the service checks the caller itself.
+ * carries the headers the mutation gives it (the caller's Authorization, an Idempotency-Key), so the service checks
+ * the caller and the key itself.
  */
 final class RestApi {
   private final Downstream socialGraph;
@@ -29,8 +30,8 @@ final class RestApi {
     return object(socialGraph.get("/participant/" + id, Map.of()));
   }
 
-  Future<JsonObject> createParticipant(String name, String authorization) {
-    return object(socialGraph.post("/participant", withoutNulls(new JsonObject().put("name", name)), authorization));
+  Future<JsonObject> createParticipant(String name, Map<String, String> headers) {
+    return object(socialGraph.post("/participant", withoutNulls(new JsonObject().put("name", name)), headers));
   }
 
   /** [{id,from,to}], every friend (the list's default page is all of them). */
@@ -38,9 +39,9 @@ final class RestApi {
     return array(socialGraph.get("/participant/" + id + "/friends", Map.of()));
   }
 
-  Future<JsonObject> befriend(long from, long to, String authorization) {
+  Future<JsonObject> befriend(long from, long to, Map<String, String> headers) {
     return object(socialGraph.post("/participant/" + from + "/friends",
-        new JsonObject().put("from", Links.participant(from)).put("to", Links.participant(to)), authorization));
+        new JsonObject().put("from", Links.participant(from)).put("to", Links.participant(to)), headers));
   }
 
   /** The first page of the poster's own feed, newest first: [{from,occurred,subject,story}]. */
@@ -48,10 +49,10 @@ final class RestApi {
     return array(outbound.get("/participant/" + id + "/outbound", Map.of()));
   }
 
-  Future<JsonObject> post(long from, String occurred, String subject, String story, String authorization) {
+  Future<JsonObject> post(long from, String occurred, String subject, String story, Map<String, String> headers) {
     JsonObject body = new JsonObject().put("from", Links.participant(from)).put("occurred", occurred)
         .put("subject", subject).put("story", story);
-    return object(outbound.post("/participant/" + from + "/outbound", withoutNulls(body), authorization));
+    return object(outbound.post("/participant/" + from + "/outbound", withoutNulls(body), headers));
   }
 
   /** The first page of the participant's feed, newest first: [{from,to,occurred,subject,story}]. */

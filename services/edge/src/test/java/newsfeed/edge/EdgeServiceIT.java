@@ -160,6 +160,31 @@ class EdgeServiceIT {
   }
 
   @Test
+  void aCreateRetriedWithItsIdempotencyKeyMakesOneParticipantAndOnePost() {
+    String key = UUID.randomUUID().toString();
+    String create = "mutation { createParticipant(input: {name: \"edge retry\", idempotency_key: \"" + key
+        + "\"}) { id } }";
+    String id = ok(edge.query("/", create)).getJsonObject("createParticipant").getString("id");
+    assertEquals(id, ok(edge.query("/", create)).getJsonObject("createParticipant").getString("id"),
+        "the retry gets the participant the first request made");
+    JsonObject reused = error(edge.query("/", "mutation { createParticipant(input: {name: \"another\", "
+        + "idempotency_key: \"" + key + "\"}) { id } }"), 422);
+    assertEquals("idempotency_key_reused", reused.getJsonObject("extensions").getString("code"), reused.encode());
+
+    String post = "mutation { createOutbound(input: {from_id: \"" + id + "\", occurred: \"2026-11-22\", "
+        + "subject: \"once\", story: \"sent twice\", idempotency_key: \"" + key + "\"}) { occurred } }";
+    ok(edge.query("/", post));
+    ok(edge.query("/", post));
+    assertEquals(1, outboundFeed(id).size(), "the retried post is stored once");
+    // a key no header may carry (empty, a line break in it) is a 400, and nothing is stored
+    for (String bad : new String[] {"", "a\\nb"}) {
+      error(edge.query("/", post.replace("idempotency_key: \"" + key + "\"", "idempotency_key: \"" + bad + "\"")
+          .replace("sent twice", "never stored")), 400);
+    }
+    assertEquals(1, outboundFeed(id).size());
+  }
+
+  @Test
   void aServiceThatStopsAnsweringIs503UntilItIsBack() throws Exception {
     URI socialGraph = URI.create(StackEnv.get("SOCIAL_GRAPH_URL"));
     int relayPort = freePort();
