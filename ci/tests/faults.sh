@@ -12,7 +12,9 @@
 # social-graph instances killed -9 and restarted, outbound killed -9 again while its publishes wait for a black-holed
 # Kafka (posts left half-done: its reconciler must publish them); Kafka and Cassandra unreachable with their packets dropped on
 # loopback (ci/tests/faults/inject.sh, iptables: only their answers, so a write is done but its answer lost; then
-# both ways, a partition), Cassandra slow (paused most of the time), Redis filled past its memory limit (it must
+# both ways, a partition), Cassandra slow (paused most of the time), PostgreSQL's answers dropped under a ledger of
+# participant creates and befriends (ci/tests/faults/graph_ledger.py, checked against PostgreSQL by
+# ci/tests/faults/graph_verify.py: none answered 503 is stored), Redis filled past its memory limit (it must
 # evict, never refuse a write, and serve current pages), and a consumer-group rebalance under load
 # (inbound scaled to 3 and back to 2); then forged events no consumer can process (ci/tests/faults/poison.sh) must land
 # in both groups' dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`)
@@ -43,7 +45,7 @@ RECOVER_TIMEOUT=${FAULTS_RECOVER_TIMEOUT:-120}
 NOISE_RATE=${FAULTS_NOISE_RATE:-0}
 OUT=$NEWSFEED_RUN/faults
 GRAPH=$OUT/graph.json
-passed=0 failed=0 ledger_pid="" noise_pid=""
+passed=0 failed=0 ledger_pid="" noise_pid="" graph_pid=""
 suite_start=$SECONDS
 log() { echo "[faults $(date +%T)] $*" >&2; }
 # shellcheck source=ci/tests/lib/maven.sh
@@ -54,6 +56,7 @@ source ci/tests/lib/system.sh
 cleanup() {
   local rc=$?
   if [ -n "$ledger_pid" ]; then kill "$ledger_pid" 2>/dev/null || true; wait "$ledger_pid" 2>/dev/null || true; fi
+  if [ -n "$graph_pid" ]; then kill "$graph_pid" 2>/dev/null || true; wait "$graph_pid" 2>/dev/null || true; fi
   if [ -n "$noise_pid" ]; then kill -- "-$noise_pid" 2>/dev/null || true; wait "$noise_pid" 2>/dev/null || true; fi
   bash ci/tests/faults/inject.sh clear || log "ci/tests/faults/inject.sh clear failed: check iptables -S and the stores"
   system_down
@@ -239,6 +242,39 @@ redis_full() {
     test "$(redis_info errorstats errorstat_OOM)" -eq "$oom"
 }
 
+# PostgreSQL's answers dropped under the social-graph ledger (graph_ledger.py: participant creates with their
+# Idempotency-Key and befriends, each outcome recorded): whatever social-graph answered must be what PostgreSQL holds
+# once its cancellations have run (graph_verify.py). A write's first statement (nextval, the friend limit's lock)
+# reads, so nearly every write of the fault fails before it writes; the writes PostgreSQL did while their answers
+# were lost are proved by LostAnswersIT, and the cancellations this fault caused are printed, not judged.
+graph_answers_lost() {
+  python3 ci/tests/faults/graph_ledger.py "$OUT" > "$OUT/graph-ledger.log" 2>&1 &
+  graph_pid=$!
+  local deadline=$((SECONDS + 60))
+  until [ -f "$OUT/graph-pool.json" ]; do
+    kill -0 "$graph_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || break
+    sleep 1
+  done
+  check "social-graph ledger: its participants made, writing" kill -0 "$graph_pid"
+  sleep 3   # a baseline of writes answered 200
+  fault postgresql-answers-lost 12 bash ci/tests/faults/inject.sh drop-answers postgresql -- \
+    bash ci/tests/faults/inject.sh clear
+  sleep 5
+  touch "$OUT/graph-stop"
+  local rc=0
+  wait "$graph_pid" || rc=$?
+  graph_pid=""
+  cat "$OUT/graph-ledger.log" >&2
+  check "social-graph ledger stopped cleanly" test "$rc" -eq 0
+  counted "social-graph ledger" python3 ci/tests/faults/graph_verify.py "$OUT"
+  local subject n
+  for subject in participant friendship; do
+    n=$(counter social-graph \
+      "newsfeed_socialgraph_cancellations_total{outcome=\"cancelled\",service=\"social-graph\",subject=\"$subject\"}")
+    log "social-graph cancelled $n ${subject}s it had answered 503"
+  done
+}
+
 stop_ledger() {
   touch "$OUT/stop"
   local rc=0
@@ -286,6 +322,7 @@ fault kafka-blackhole 10 bash ci/tests/faults/inject.sh blackhole kafka -- bash 
 fault cassandra-answers-lost 8 bash ci/tests/faults/inject.sh drop-answers cassandra -- bash ci/tests/faults/inject.sh clear
 fault cassandra-blackhole 8 bash ci/tests/faults/inject.sh blackhole cassandra -- bash ci/tests/faults/inject.sh clear
 fault cassandra-slow 10 bash ci/tests/faults/inject.sh slow cassandra -- bash ci/tests/faults/inject.sh clear
+graph_answers_lost
 redis_full
 rebalance
 poison
