@@ -118,7 +118,7 @@ public final class FriendsRepository {
   public record Befriending(long from, long to, long request) {
     @Override
     public String toString() {
-      return from + "-" + to;
+      return from + "-" + to + " (inserted_by " + request + ")";
     }
   }
 
