@@ -220,14 +220,14 @@ public final class FriendsRepository {
         return Future.succeededFuture(new Befriended(new Friend(id, from, to), row.getBoolean("created"), inserted));
       }
       if (!row.getBoolean("in_time")) {
-        return late();
+        return Postgres.late();
       }
       // rows another request inserted (maybe after this statement's snapshot), which a cancellation of that request
       // would delete: this answer makes them answered first
       return db.query(CONFIRM, Tuple.of(from, to, fence)).compose(confirmed -> {
         Row c = confirmed.iterator().next();
         if (!c.getBoolean("in_time")) {
-          return late();
+          return Postgres.late();
         }
         if (c.getLong("id") != null) {
           boolean created = id != null && row.getBoolean("created");
@@ -240,10 +240,6 @@ public final class FriendsRepository {
         return insert(db, write, fence, attempt + 1);   // a cancellation deleted them meanwhile
       });
     });
-  }
-
-  private static <T> Future<T> late() {
-    return Future.failedFuture(new Postgres.LateWrite());
   }
 
   /** Up to {@code limit} friends whose id is greater than {@code afterId}, ordered by friend id. */

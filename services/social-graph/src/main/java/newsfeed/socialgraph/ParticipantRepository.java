@@ -103,20 +103,16 @@ public final class ParticipantRepository {
       return pg.write(
           fence -> key == null
               ? pg.query(INSERT, Tuple.of(created.id(), name, fence))
-                  .compose(rows -> rows.rowCount() == 1 ? Future.succeededFuture(created) : late())
+                  .compose(rows -> rows.rowCount() == 1 ? Future.succeededFuture(created) : Postgres.late())
               : pg.query(INSERT_KEYED, Tuple.of(created.id(), name, fence, key)).compose(rows -> {
                 Row row = rows.iterator().next();
                 return row.getLong("created") == 1 ? Future.succeededFuture(created)
-                    : row.getBoolean("in_time") ? Future.failedFuture(new KeyTaken()) : late();
+                    : row.getBoolean("in_time") ? Future.failedFuture(new KeyTaken()) : Postgres.late();
               }),
           () -> pg.check(FIND, Tuple.of(created.id())).map(rows -> Optional.of(created).filter(p -> rows.size() > 0)))
           .recover(err -> Future.failedFuture(
               err instanceof Postgres.Unresolved ? new CreateUnresolved(created.id(), err.getCause()) : err));
     });
-  }
-
-  private static <T> Future<T> late() {
-    return Future.failedFuture(new Postgres.LateWrite());
   }
 
   // the key's participant for a retry; KeyTaken when the key is free again (its participant was cancelled meanwhile)

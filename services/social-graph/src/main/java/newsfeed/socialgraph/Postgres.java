@@ -179,6 +179,11 @@ public final class Postgres {
     return pool.query("SELECT 1").execute().mapEmpty();
   }
 
+  /** The failure of a fenced write PostgreSQL took after its fence ({@link LateWrite}). */
+  static <T> Future<T> late() {
+    return Future.failedFuture(new LateWrite());
+  }
+
   /** A write PostgreSQL took after its fence and so did not apply: a slow store, answered 503. */
   static final class LateWrite extends RuntimeException {
     LateWrite() {
