@@ -142,6 +142,19 @@ def feed(url, limit=100, timeout=10.0, max_pages=1000):
     return None
 
 
+def retried(attempt, retry_seconds, once=False, final=lambda status: 200 <= status < 500):
+    """Sends attempt() again, as a careful client does, until its answer is final (final(status)), for up to
+    retry_seconds, waiting 1, 2, ... 5 s between tries; once: a client that gives up after the first. Returns
+    (the last Response, the statuses of every try, when the first was sent)."""
+    sent, statuses = time.time(), []
+    while True:
+        r = attempt()
+        statuses.append(r.status)
+        if final(r.status) or once or time.time() - sent + 1 > retry_seconds:
+            return r, statuses, sent
+        time.sleep(min(1.0 * len(statuses), 5.0))
+
+
 def wait_for(predicate, timeout, interval=0.5):
     """Polls predicate() until it returns a truthy value or timeout seconds passed; (value, seconds)."""
     start = time.monotonic()

@@ -77,13 +77,7 @@ def main():
             return api.post(f"{urls.social_graph}/participant/{pair[0]}/friends",
                             {"from": api.link(pair[0]), "to": api.link(pair[1])}, timeout=a.timeout)
 
-        sent, statuses = time.time(), []
-        while True:
-            r = attempt()
-            statuses.append(r.status)
-            if 200 <= r.status < 500 or once or time.time() - sent + 1 > a.retry_seconds:
-                break
-            time.sleep(min(1.0 * len(statuses), 5.0))
+        r, statuses, sent = api.retried(attempt, a.retry_seconds, once=once)
         outcome = "acknowledged" if r.status == 200 else "503" if r.status == 503 else f"status {r.status}"
         body = r.json() if r.status == 200 else None
         line.update(statuses=statuses, outcome=outcome, once=once, sent=round(sent, 3),

@@ -73,18 +73,13 @@ def main():
             kw = keyword(graph["run"], seq)
             subject = f"fault ledger {kw}"
             story = f"post {seq} of participant {poster}, keyword {kw}"
-            sent = time.time()
-            statuses = []
-            while True:
-                r = api.post(f"{urls.outbound}/participant/{poster}/outbound",
-                             {"from": api.link(poster), "subject": subject, "story": story}, timeout=a.timeout,
-                             headers={"Idempotency-Key": kw})
-                statuses.append(r.status)
-                kind = outcome(r)
-                final = 200 <= r.status < 500 and r.status != 409
-                if final or seq % a.once_every == 0 or time.time() - sent + 1 > a.retry_seconds:
-                    break
-                time.sleep(min(1.0 * len(statuses), 5.0))
+            r, statuses, sent = api.retried(
+                lambda: api.post(f"{urls.outbound}/participant/{poster}/outbound",
+                                 {"from": api.link(poster), "subject": subject, "story": story}, timeout=a.timeout,
+                                 headers={"Idempotency-Key": kw}),
+                a.retry_seconds, once=seq % a.once_every == 0,
+                final=lambda status: 200 <= status < 500 and status != 409)
+            kind = outcome(r)
             body = r.json() if kind == "acknowledged" else None
             line = {"seq": seq, "poster": poster, "keyword": kw, "subject": subject, "story": story,
                     "status": r.status, "statuses": statuses, "outcome": kind, "sent": round(sent, 3),
