@@ -12,9 +12,9 @@
 # social-graph instances killed -9 and restarted, outbound killed -9 again while its publishes wait for a black-holed
 # Kafka (posts left half-done: its reconciler must publish them); Kafka and Cassandra unreachable with their packets dropped on
 # loopback (ci/tests/faults/inject.sh, iptables: only their answers, so a write is done but its answer lost; then
-# both ways, a partition), Cassandra slow (paused most of the time), PostgreSQL's answers dropped under a ledger of
-# participant creates and befriends (ci/tests/faults/graph_ledger.py, checked against PostgreSQL by
-# ci/tests/faults/graph_verify.py: none answered 503 is stored), Redis filled past its memory limit (it must
+# both ways, a partition), Cassandra slow (paused most of the time), the answers of writes PostgreSQL did lost in a relay
+# (ci/tests/faults/pg_relay.py) under a ledger of participant creates and befriends (ci/tests/faults/graph_ledger.py,
+# checked against PostgreSQL by ci/tests/faults/graph_verify.py: none answered 503 is stored), Redis filled past its memory limit (it must
 # evict, never refuse a write, and serve current pages), and a consumer-group rebalance under load
 # (inbound scaled to 3 and back to 2); then forged events no consumer can process (ci/tests/faults/poison.sh) must land
 # in both groups' dead-letter topics while the partitions go on, and a replay (`make dead-letters ACTION=replay`)
@@ -45,7 +45,7 @@ RECOVER_TIMEOUT=${FAULTS_RECOVER_TIMEOUT:-120}
 NOISE_RATE=${FAULTS_NOISE_RATE:-0}
 OUT=$NEWSFEED_RUN/faults
 GRAPH=$OUT/graph.json
-passed=0 failed=0 ledger_pid="" noise_pid="" graph_pid=""
+passed=0 failed=0 ledger_pid="" noise_pid="" graph_pid="" relay_pid=""
 suite_start=$SECONDS
 log() { echo "[faults $(date +%T)] $*" >&2; }
 # shellcheck source=ci/tests/lib/maven.sh
@@ -57,6 +57,7 @@ cleanup() {
   local rc=$?
   if [ -n "$ledger_pid" ]; then kill "$ledger_pid" 2>/dev/null || true; wait "$ledger_pid" 2>/dev/null || true; fi
   if [ -n "$graph_pid" ]; then kill "$graph_pid" 2>/dev/null || true; wait "$graph_pid" 2>/dev/null || true; fi
+  if [ -n "$relay_pid" ]; then kill "$relay_pid" 2>/dev/null || true; wait "$relay_pid" 2>/dev/null || true; fi
   if [ -n "$noise_pid" ]; then kill -- "-$noise_pid" 2>/dev/null || true; wait "$noise_pid" 2>/dev/null || true; fi
   bash ci/tests/faults/inject.sh clear || log "ci/tests/faults/inject.sh clear failed: check iptables -S and the stores"
   system_down
@@ -242,13 +243,55 @@ redis_full() {
     test "$(redis_info errorstats errorstat_OOM)" -eq "$oom"
 }
 
-# PostgreSQL's answers dropped under the social-graph ledger (graph_ledger.py: participant creates with their
-# Idempotency-Key and befriends, each outcome recorded): whatever social-graph answered must be what PostgreSQL holds
-# once its cancellations have run (graph_verify.py). A write's first statement (nextval, the friend limit's lock)
-# reads, so nearly every write of the fault fails before it writes; the writes PostgreSQL did while their answers
-# were lost are proved by LostAnswersIT, and the cancellations this fault caused are printed, not judged.
+# PostgreSQL's answers lost under the social-graph ledger (graph_ledger.py: participant creates with their
+# Idempotency-Key and befriends, each outcome recorded), sent to social-graph-2, an instance of its own whose
+# PostgreSQL is behind ci/tests/faults/pg_relay.py. For 6 s each connection's answers are dropped from the moment it
+# sends a write that applies on its own (PostgreSQL does the write, social-graph never hears so: the checks of the
+# first ones still find them), then every answer for 10 s more, so the later writes are answered 503 without knowing
+# and must be cancelled once PostgreSQL answers again. Whatever social-graph answered must be what PostgreSQL holds
+# once its cancellations have run (graph_verify.py).
+RELAY=$OUT/pg-relay
+GRAPH_INSTANCES="$SERVICE_INSTANCES social-graph=2"
+relay_mode() { echo "$1" > "$RELAY/mode"; }
+relay_loses_answers() { relay_mode writes && sleep 6 && relay_mode all; }
+relay_up() {
+  mkdir -p "$RELAY"
+  relay_mode pass
+  python3 ci/tests/faults/pg_relay.py --upstream "$PG_HOST:$PG_PORT" --mode-file "$RELAY/mode" \
+    --port-file "$RELAY/port" --stats-file "$RELAY/stats.json" > "$RELAY/relay.log" 2>&1 &
+  relay_pid=$!
+  local deadline=$((SECONDS + 10))
+  until [ -s "$RELAY/port" ]; do
+    kill -0 "$relay_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || { cat "$RELAY/relay.log" >&2; return 1; }
+    sleep 0.2
+  done
+  # read by social-graph-2 after the stack's endpoints; a pool large enough for the connections the relay holds
+  printf 'PG_HOST=127.0.0.1\nPG_PORT=%s\nPG_POOL_SIZE=64\n' "$(cat "$RELAY/port")" > "$RELAY/social-graph.env"
+  SERVICE_INSTANCES=$GRAPH_INSTANCES SERVICE_ENV_DIR=$RELAY bash ci/local/services.sh restart social-graph-2
+}
+# the relay dropped the answers of writes PostgreSQL did
+relay_held() { jq -e '.held.commit + .held.statement > 0' "$RELAY/stats.json"; }
+# social-graph-2's cancellations of one subject, by outcome
+cancellations() {
+  curl -sf -m 5 "$1/metrics" | awk -v s="subject=\"$2\"" '
+    /^newsfeed_socialgraph_cancellations_total\{/ && index($0, s) {
+      match($0, /outcome="[a-z_]+"/); n[substr($0, RSTART + 9, RLENGTH - 10)] += $2; t += $2
+    }
+    END { for (o in n) printf "%s=%d ", o, n[o]; print "total=" t + 0 }'
+}
+# every subject's writes answered 503 after a lost answer were cancelled (deleted, or found not stored, kept or retried)
+cancelled_both() {
+  local subject line
+  for subject in participant friendship; do
+    line=$(cancellations "$1" "$subject")
+    echo "social-graph-2 cancellations of ${subject}s: $line" >&2
+    [[ $line =~ total=[1-9] ]] && [[ ! $line =~ abandoned=[1-9] ]] || return 1
+  done
+}
 graph_answers_lost() {
-  python3 ci/tests/faults/graph_ledger.py "$OUT" > "$OUT/graph-ledger.log" 2>&1 &
+  setup "the PostgreSQL relay and social-graph-2 behind it" relay_up
+  local sg2; sg2=http://127.0.0.1:$(SERVICE_INSTANCES=$GRAPH_INSTANCES bash ci/local/services.sh ports social-graph | tail -n 1)
+  SOCIAL_GRAPH_URL=$sg2 python3 ci/tests/faults/graph_ledger.py "$OUT" > "$OUT/graph-ledger.log" 2>&1 &
   graph_pid=$!
   local deadline=$((SECONDS + 60))
   until [ -f "$OUT/graph-pool.json" ]; do
@@ -257,8 +300,10 @@ graph_answers_lost() {
   done
   check "social-graph ledger: its participants made, writing" kill -0 "$graph_pid"
   sleep 3   # a baseline of writes answered 200
-  fault postgresql-answers-lost 12 bash ci/tests/faults/inject.sh drop-answers postgresql -- \
-    bash ci/tests/faults/inject.sh clear
+  # the probes see social-graph-2 as the social-graph of this fault
+  NEWSFEED_INSTANCES=$(tr ' ' '\n' <<< "$NEWSFEED_INSTANCES" | sed "s|^social-graph-1=.*|social-graph-2=$sg2|" | tr '\n' ' ') \
+    SOCIAL_GRAPH_URL=$sg2 fault postgresql-answers-lost 10 relay_loses_answers -- relay_mode pass
+  check "the relay lost the answers of writes PostgreSQL did: $(jq -c .held "$RELAY/stats.json")" relay_held
   sleep 5
   touch "$OUT/graph-stop"
   local rc=0
@@ -267,12 +312,9 @@ graph_answers_lost() {
   cat "$OUT/graph-ledger.log" >&2
   check "social-graph ledger stopped cleanly" test "$rc" -eq 0
   counted "social-graph ledger" python3 ci/tests/faults/graph_verify.py "$OUT"
-  local subject n
-  for subject in participant friendship; do
-    n=$(counter social-graph \
-      "newsfeed_socialgraph_cancellations_total{outcome=\"cancelled\",service=\"social-graph\",subject=\"$subject\"}")
-    log "social-graph cancelled $n ${subject}s it had answered 503"
-  done
+  check "social-graph-2 cancelled participants and friendships it had answered 503, none abandoned" cancelled_both "$sg2"
+  check "social-graph-2 stopped" env SERVICE_INSTANCES="$GRAPH_INSTANCES" bash ci/local/services.sh stop social-graph-2
+  kill "$relay_pid"; wait "$relay_pid" 2>/dev/null || true; relay_pid=""
 }
 
 stop_ledger() {

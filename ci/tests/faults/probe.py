@@ -5,9 +5,9 @@ Usage:
                                                cassandra | solr | postgresql; killed with -9: kafka-kill9 |
                                                cassandra-kill9 (not in the suite); unreachable, its packets
                                                dropped: kafka-answers-lost | kafka-blackhole |
-                                               cassandra-answers-lost | cassandra-blackhole |
-                                               postgresql-answers-lost; paused most of
-                                               the time: cassandra-slow; filled past its memory limit:
+                                               cassandra-answers-lost | cassandra-blackhole; its
+                                               answers lost in a relay: postgresql-answers-lost; paused
+                                               most of the time: cassandra-slow; filled past its memory limit:
                                                redis-full; an instance killed with -9: inbound-2 |
                                                outbound-1 | search-1 | social-graph-1, or with its requests
                                                waiting on a store: outbound-1-mid-post): prints `ok - ...` /
