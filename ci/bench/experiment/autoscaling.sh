@@ -11,8 +11,7 @@
 #   --scenario NAME     k6 CronJob <release>-k6-NAME, default experiment
 #   --rate R --duration D   k6 RATE and DURATION, default 150 and 3m
 #   --env KEY=VALUE     k6 settings, repeatable; default (experiment) POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200
-#                       FRIENDS=2 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0: posts only, a small setup that fills no feed
-#                       (nothing reads them, and prefill posts to a replica at its CPU limit time out)
+#                       FRIENDS=2 PREFILL_POSTS=1: posts only, a small setup
 #   --sample S          seconds between samples, default 5
 #   --back-timeout S    after the load, how long to wait for the minimum again, default 300
 #   --release NAME (newsfeed)  --namespace NS (newsfeed)  --chart PATH (charts/newsfeed; on the local node the
@@ -42,7 +41,7 @@ done
 [[ $SERVICE =~ ^(social-graph|outbound|inbound|search)$ ]] || die "--service social-graph|outbound|inbound|search"
 [ ${#VALUES_FILES[@]} -gt 0 ] || VALUES_FILES=(values/scaling/hpa-local-node.yaml)
 [ ${#K6_ENV[@]} -gt 0 ] || [ "$SCENARIO" != experiment ] \
-  || K6_ENV=(POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200 FRIENDS=2 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0)
+  || K6_ENV=(POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200 FRIENDS=2 PREFILL_POSTS=1)
 [[ $RATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rate must be a number"
 [[ $SAMPLE =~ ^[1-9][0-9]*$ ]] && [[ $BACK_TIMEOUT =~ ^[0-9]+$ ]] || die "--sample and --back-timeout are seconds"
 for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done

@@ -31,17 +31,15 @@ def first(rows, pred):
 
 def summarise(run, rows):
     t0, t1, lo = run["load_start"], run["load_end"], run["min"]
-    # what the load did: from its start (a sample early) on; k6's setup before it may make a spike of its own
-    since_load = [r for r in rows if r["t"] >= t0 - 5]
-    out_row = first(since_load, lambda r: (r["desired"] or 0) > lo)
-    top_ready = max((r["ready"] or 0 for r in since_load), default=0)
-    top_row = first(since_load, lambda r: (r["ready"] or 0) == top_ready)
+    out_row = first(rows, lambda r: r["t"] >= t0 - 5 and (r["desired"] or 0) > lo)
+    top_ready = max((r["ready"] or 0 for r in rows), default=0)
+    top_row = first(rows, lambda r: (r["ready"] or 0) == top_ready)
     back_row = first(rows, lambda r: r["t"] > t1 and r["current"] == lo and r["ready"] == lo)
     cpu = [r["cpu"] for r in rows if r["cpu"] is not None and t0 <= r["t"] <= t1]
     return {
         "service": run["service"], "min": lo, "max": run["max"], "rate": run["rate"], "duration": run["duration"],
         "load_seconds": t1 - t0, "samples": len(rows), "k6_exit": run["k6_exit"],
-        "highest_desired": int(max((r["desired"] or 0 for r in since_load), default=0)),
+        "highest_desired": int(max((r["desired"] or 0 for r in rows), default=0)),
         "highest_ready": int(top_ready),
         "scaled_out": out_row is not None,
         "first_scale_out_s": None if out_row is None else out_row["t"] - t0,

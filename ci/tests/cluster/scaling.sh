@@ -38,8 +38,7 @@ sc_results() {
 sc_experiment() {
   sc_prom bash ci/bench/experiment.sh --mode cluster --service outbound --replicas "1 2" --scenario experiment \
     --rate 40 --duration 20s --chart "$SC_CHART" --namespace "$SC_NS" --cpu-limit 250m \
-    --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 --env FRIENDS=2 \
-    --env PREFILL_POSTS=0 --env PREFILL_TIMEOUT_S=0 \
+    --env POST_SHARE=1 --env INBOUND_SHARE=0 --env PARTICIPANTS=100 --env FRIENDS=2 --env PREFILL_POSTS=1 \
     --out "$WORK/scaling-experiment"
 }
 
