@@ -250,6 +250,15 @@ redis_full() {
 # first ones still find them), then every answer for 10 s more, so the later writes are answered 503 without knowing
 # and must be cancelled once PostgreSQL answers again. Whatever social-graph answered must be what PostgreSQL holds
 # once its cancellations have run (graph_verify.py).
+# written_by PID FILE SECONDS: FILE has content, written by the background process PID; fails once PID has ended or
+# SECONDS passed without it
+written_by() {
+  local deadline=$((SECONDS + $3))
+  until [ -s "$2" ]; do
+    kill -0 "$1" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || return 1
+    sleep 0.2
+  done
+}
 RELAY=$OUT/pg-relay
 GRAPH_INSTANCES="$SERVICE_INSTANCES social-graph=2"
 relay_mode() { echo "$1" > "$RELAY/mode"; }
@@ -260,11 +269,7 @@ relay_up() {
   python3 ci/tests/faults/pg_relay.py --upstream "$PG_HOST:$PG_PORT" --mode-file "$RELAY/mode" \
     --port-file "$RELAY/port" --stats-file "$RELAY/stats.json" > "$RELAY/relay.log" 2>&1 &
   relay_pid=$!
-  local deadline=$((SECONDS + 10))
-  until [ -s "$RELAY/port" ]; do
-    kill -0 "$relay_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || { cat "$RELAY/relay.log" >&2; return 1; }
-    sleep 0.2
-  done
+  written_by "$relay_pid" "$RELAY/port" 10 || { cat "$RELAY/relay.log" >&2; return 1; }
   # read by social-graph-2 after the stack's endpoints; a pool large enough for the connections the relay holds
   printf 'PG_HOST=127.0.0.1\nPG_PORT=%s\nPG_POOL_SIZE=64\n' "$(cat "$RELAY/port")" > "$RELAY/social-graph.env"
   SERVICE_INSTANCES=$GRAPH_INSTANCES SERVICE_ENV_DIR=$RELAY bash ci/local/services.sh restart social-graph-2
@@ -293,11 +298,7 @@ graph_answers_lost() {
   local sg2; sg2=http://127.0.0.1:$(SERVICE_INSTANCES=$GRAPH_INSTANCES bash ci/local/services.sh ports social-graph | tail -n 1)
   SOCIAL_GRAPH_URL=$sg2 python3 ci/tests/faults/graph_ledger.py "$OUT" > "$OUT/graph-ledger.log" 2>&1 &
   graph_pid=$!
-  local deadline=$((SECONDS + 60))
-  until [ -f "$OUT/graph-pool.json" ]; do
-    kill -0 "$graph_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ] || break
-    sleep 1
-  done
+  written_by "$graph_pid" "$OUT/graph-pool.json" 60 || true
   check "social-graph ledger: its participants made, writing" kill -0 "$graph_pid"
   sleep 3   # a baseline of writes answered 200
   # the probes see social-graph-2 as the social-graph of this fault

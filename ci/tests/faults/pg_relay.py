@@ -114,10 +114,10 @@ class Relay:
         conn = Connection(self, writer, up_writer)
         self.conns.add(conn)
         try:
+            # each direction closes both sockets when it ends
             await asyncio.gather(conn.from_client(reader), conn.from_server(up_reader))
         finally:
             self.conns.discard(conn)
-            conn.close()
 
 
 class Connection:
