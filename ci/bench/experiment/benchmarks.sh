@@ -154,15 +154,26 @@ load_step() {
     local load_end=$((SECONDS + $(seconds_of "$duration") - 2))
     python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-before.json" "${CPU_DIRS[@]}"
     python3 ci/bench/experiment/server_metrics.py snapshot "$dir/server-before.json" "${urls[@]}"
-    sleep $((load_end > SECONDS ? load_end - SECONDS : 0))
+    sleep $((load_end > SECONDS ? load_end - SECONDS : 0)) &
+    echo $! > "$dir/.load-sleep"
+    wait $! || true
     python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "${CPU_DIRS[@]}"
     python3 ci/bench/experiment/server_metrics.py snapshot "$dir/server-after.json" "${urls[@]}" ) &
   local watcher=$!
   env TESTID="$testid" RATE="$rate" DURATION="$duration" PARTICIPANTS="$PARTICIPANTS" FRIENDS="$FRIENDS" \
     CHECK_EVERY="$CHECK_EVERY" PRE_ALLOCATED_VUS="$PRE_ALLOCATED_VUS" "$@" \
     bash ci/bench/load.sh "$script" -q > "$dir/k6.out" 2>&1 || rc=$?
-  sleep 0.5
-  kill "$watcher" 2>/dev/null || true; wait "$watcher" 2>/dev/null || true
+  # a watcher that saw the setup always finishes its snapshots (cut short if k6 ended first, never killed in the
+  # middle of a scrape that a busy service answers slowly, which left a step without its server column); one that
+  # never saw it has nothing to take
+  if grep -q 'setup: ' "$klog" 2>/dev/null; then
+    until [ -s "$dir/.load-sleep" ] || ! kill -0 "$watcher" 2>/dev/null; do sleep 0.1; done
+    kill "$(cat "$dir/.load-sleep" 2>/dev/null)" 2>/dev/null || true
+  else
+    kill "$watcher" 2>/dev/null || true
+  fi
+  wait "$watcher" 2>/dev/null || true
+  rm -f "$dir/.load-sleep"
   [ -f "$dir/cpu-after.json" ] || python3 ci/bench/experiment/cpu_split.py snapshot "$dir/cpu-after.json" "${CPU_DIRS[@]}"
   local cpu=-
   [ -f "$dir/cpu-before.json" ] && cpu=$(python3 ci/bench/experiment/cpu_split.py diff "$dir/cpu-before.json" "$dir/cpu-after.json")
