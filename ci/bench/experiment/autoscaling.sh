@@ -4,6 +4,9 @@
 # replica counts over time (the HPA's desired and current replicas, the Deployment's ready replicas, the CPU
 # utilisation the HPA acts on) from before the load until the HPA is back at its minimum. Then the release is
 # rolled back to the revision it had, so the run leaves it as it found it.
+# A JVM that meets the load cold under a small CPU limit fails its readiness probes, and an unready pod gives the HPA
+# no CPU to act on; a warm-up Job warms it first, before the HPA exists, so that its CPU cannot scale the service
+# out: the run starts from the minimum, and whatever scales it out is the load.
 #
 # Usage: ci/bench/experiment/autoscaling.sh [options]
 #   --service SVC       the autoscaled service (its HPA must be enabled by the values), default outbound
@@ -11,14 +14,20 @@
 #   --scenario NAME     k6 CronJob <release>-k6-NAME, default experiment
 #   --rate R --duration D   k6 RATE and DURATION, default 150 and 3m
 #   --env KEY=VALUE     k6 settings, repeatable; default (experiment) POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200
-#                       FRIENDS=2 PREFILL_POSTS=1: posts only, a small setup
+#                       FRIENDS=2 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0: posts only, a setup that posts nothing
+#   --warmup-env KEY=VALUE  the warm-up Job's settings over --env's, repeatable; default (experiment)
+#                       PREFILL_POSTS=1 PREFILL_TIMEOUT_S=120: one post per participant in batches in its setup; for
+#                       other scenarios, no warm-up unless given
+#   --warmup-duration D the warm-up Job's load, at --rate after its setup, default 30s
+#   --no-warmup         the load meets the service as the upgrade started it
 #   --sample S          seconds between samples, default 5
 #   --back-timeout S    after the load, how long to wait for the minimum again, default 300
 #   --release NAME (newsfeed)  --namespace NS (newsfeed)  --chart PATH (charts/newsfeed; on the local node the
 #                       offline copy, e.g. $NEWSFEED_RUN/node-install/chart/newsfeed)
 #   --out DIR           default $NEWSFEED_RUN/experiments/autoscaling-<service>-<UTC time>
-# Output in --out: replicas.csv (one row per sample), summary.json and summary.md (scale-out and scale-in times,
-# the highest count), replicas.png (counts and CPU over time, the load shaded), k6.log, job.json.
+# Output in --out: replicas.csv (one row per sample), summary.json and summary.md (the counts when the load began,
+# scale-out and scale-in times, the highest count), replicas.png (counts and CPU over time, the load shaded), k6.log,
+# job.json, warmup/ (the warm-up Job's k6.log and job.json).
 # Exit 0 when the run was recorded (whatever the HPA did: summary.json says), 1 when it could not run.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -26,13 +35,17 @@ cd "$(dirname "$0")/../../.."
 source ci/bench/experiment/runner.sh autoscaling
 
 SERVICE=outbound VALUES_FILES=() SCENARIO=experiment RATE=150 DURATION=3m K6_ENV=() SAMPLE=5 BACK_TIMEOUT=300
-RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed OUT="" JOB_TIMEOUT=1800 DRY_RUN=false
+RELEASE=newsfeed NAMESPACE=newsfeed CHART=charts/newsfeed OUT="" JOB_TIMEOUT=1800 DRY_RUN=false WARMUP_ENV=() WARMUP=true
+WARMUP_DURATION=30s
 while [ $# -gt 0 ]; do
   if runner_option "$@"; then shift 2; continue; fi
   case $1 in
     --service) SERVICE=$2; shift 2 ;;
     --values) VALUES_FILES+=("$2"); shift 2 ;;
     --sample) SAMPLE=$2; shift 2 ;;
+    --warmup-env) WARMUP_ENV+=("$2"); shift 2 ;;
+    --warmup-duration) WARMUP_DURATION=$2; shift 2 ;;
+    --no-warmup) WARMUP=false; shift ;;
     --back-timeout) BACK_TIMEOUT=$2; shift 2 ;;
     -h|--help) usage ;;
     *) log "unknown option $1"; usage ;;
@@ -41,10 +54,12 @@ done
 [[ $SERVICE =~ ^(social-graph|outbound|inbound|search)$ ]] || die "--service social-graph|outbound|inbound|search"
 [ ${#VALUES_FILES[@]} -gt 0 ] || VALUES_FILES=(values/scaling/hpa-local-node.yaml)
 [ ${#K6_ENV[@]} -gt 0 ] || [ "$SCENARIO" != experiment ] \
-  || K6_ENV=(POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200 FRIENDS=2 PREFILL_POSTS=1)
+  || K6_ENV=(POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200 FRIENDS=2 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0)
+[ ${#WARMUP_ENV[@]} -gt 0 ] || [ "$SCENARIO" != experiment ] || WARMUP_ENV=(PREFILL_POSTS=1 PREFILL_TIMEOUT_S=120)
+[ ${#WARMUP_ENV[@]} -gt 0 ] || WARMUP=false
 [[ $RATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rate must be a number"
 [[ $SAMPLE =~ ^[1-9][0-9]*$ ]] && [[ $BACK_TIMEOUT =~ ^[0-9]+$ ]] || die "--sample and --back-timeout are seconds"
-for kv in "${K6_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
+for kv in "${K6_ENV[@]}" "${WARMUP_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
 for f in "${VALUES_FILES[@]}"; do [ -f "$f" ] || die "no values file $f"; done
 release_run_dir "autoscaling-$SERVICE"
 
@@ -52,6 +67,7 @@ release_run_dir "autoscaling-$SERVICE"
 # shellcheck source=ci/bench/experiment/duration.sh
 source ci/bench/experiment/duration.sh
 DURATION_S=$(seconds_of "$DURATION") || die "--duration '$DURATION' is not a k6 duration"
+seconds_of "$WARMUP_DURATION" > /dev/null || die "--warmup-duration '$WARMUP_DURATION' is not a k6 duration"
 # shellcheck source=ci/bench/experiment/cluster.sh
 source ci/bench/experiment/cluster.sh
 kc() { kubectl -n "$NAMESPACE" "$@"; }
@@ -70,6 +86,21 @@ finish() { [ -z "$SAMPLER" ] || kill "$SAMPLER" 2>/dev/null || true; restore; }
 trap finish EXIT
 
 values=(); for f in "${VALUES_FILES[@]}"; do values+=(-f "$f"); done
+JOB=$(echo "autoscaling-$SERVICE-$STAMP" | tr -c 'a-z0-9\n-' '-' | cut -c1-56)
+if $WARMUP; then
+  # the same values without the HPA: the pod the run measures, warmed by a Job whose CPU no HPA sees; the upgrade
+  # after it only adds the HPA (the pod template is the same, so the pod stays)
+  log "warm-up: helm upgrade $RELEASE with ${VALUES_FILES[*]}, $SERVICE.autoscaling.hpa.enabled=false"
+  helm upgrade "$RELEASE" "$CHART" -n "$NAMESPACE" --reuse-values "${values[@]}" \
+    --set "$SERVICE.autoscaling.hpa.enabled=false" --wait --timeout 10m >&2 || die "helm upgrade failed"
+  mkdir -p "$OUT/warmup"
+  load=("$DURATION" "${K6_ENV[@]}")
+  DURATION=$WARMUP_DURATION K6_ENV+=("${WARMUP_ENV[@]}")
+  log "warm-up: k6 $SCENARIO with ${WARMUP_ENV[*]}, then $RATE it/s for $DURATION (job $JOB-warmup)"
+  mode_run "$JOB-warmup" "$OUT/warmup"
+  log "warm-up over (k6 exit $RUN_EXIT): $(grep -o 'setup: .*' "$OUT/warmup/k6.log" | tail -n 1)"
+  DURATION=${load[0]} K6_ENV=("${load[@]:1}")
+fi
 log "helm upgrade $RELEASE with ${VALUES_FILES[*]}"
 helm upgrade "$RELEASE" "$CHART" -n "$NAMESPACE" --reuse-values "${values[@]}" --wait --timeout 10m >&2 \
   || die "helm upgrade failed"
@@ -108,7 +139,6 @@ SAMPLER=$!
 sleep $((2 * SAMPLE))
 
 echo load > "$OUT/.phase"
-JOB=$(echo "autoscaling-$SERVICE-$STAMP" | tr -c 'a-z0-9\n-' '-' | cut -c1-63)
 log "k6 $SCENARIO at $RATE it/s for $DURATION (job $JOB)"
 mode_run "$JOB" "$OUT"
 echo after > "$OUT/.phase"
@@ -120,12 +150,15 @@ kill "$SAMPLER" 2>/dev/null || true; SAMPLER=""
 kc get "$HPA" -o yaml > "$OUT/hpa.yaml"
 kc describe "$HPA" | sed -n '/^Events:/,$p' > "$OUT/hpa-events.txt"
 
+warmup_env=""
+if $WARMUP; then warmup_env="${WARMUP_ENV[*]}, then $RATE it/s for $WARMUP_DURATION"; fi
 jq -n --arg service "$SERVICE" --argjson min "$MIN" --argjson max "$MAX" --arg rate "$RATE" --arg duration "$DURATION" \
-  --arg scenario "$SCENARIO" --arg env "${K6_ENV[*]}" --arg values "${VALUES_FILES[*]}" --argjson k6_exit "$RUN_EXIT" \
+  --arg scenario "$SCENARIO" --arg env "${K6_ENV[*]}" --arg warmup "$warmup_env" --arg values "${VALUES_FILES[*]}" \
+  --argjson k6_exit "$RUN_EXIT" \
   --argjson start "$T_START" --argjson load_start "$RUN_T0" --argjson load_end "$RUN_T1" --argjson back "$back" \
   '{service: $service, min: $min, max: $max, scenario: $scenario, rate: $rate, duration: $duration, k6_env: $env,
-    values: $values, k6_exit: $k6_exit, start: $start, load_start: $load_start, load_end: $load_end,
-    back_to_min: $back}' > "$OUT/run.json"
+    warmup_env: $warmup, values: $values, k6_exit: $k6_exit, start: $start, load_start: $load_start,
+    load_end: $load_end, back_to_min: $back}' > "$OUT/run.json"
 python=$(bash ci/bench/experiment/pyenv.sh) || die "no Python with matplotlib for the chart"
 "$python" ci/bench/experiment/autoscaling_report.py "$OUT"
 cat "$OUT/summary.md"

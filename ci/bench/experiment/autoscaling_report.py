@@ -3,7 +3,9 @@
 OUT/replicas.csv, writes OUT/summary.json, OUT/summary.md (the times the HPA scaled, the highest counts, every
 change of the counts) and OUT/replicas.png (replicas and CPU over time, the k6 load shaded).
 
-Times are seconds relative to the start of the measured load (k6's scenarios, after its setup)."""
+Times are seconds relative to the start of the measured load (k6's scenarios, after its setup). Scale-out and the
+highest count are read from the load's start on, and the summary says whether the service was at its minimum then:
+a count that k6's setup (or anything before the load) scaled out is not the load's."""
 import csv
 import json
 import sys
@@ -31,15 +33,23 @@ def first(rows, pred):
 
 def summarise(run, rows):
     t0, t1, lo = run["load_start"], run["load_end"], run["min"]
-    out_row = first(rows, lambda r: r["t"] >= t0 - 5 and (r["desired"] or 0) > lo)
-    top_ready = max((r["ready"] or 0 for r in rows), default=0)
-    top_row = first(rows, lambda r: (r["ready"] or 0) == top_ready)
+    # the last sample before the load: the counts it met
+    start_row = next((r for r in reversed(rows) if r["t"] < t0), None)
+    at_min = start_row is not None and start_row["current"] == lo and start_row["ready"] == lo \
+        and (start_row["desired"] or lo) <= lo
+    loaded = [r for r in rows if r["t"] >= t0]
+    out_row = first(loaded, lambda r: (r["desired"] or 0) > lo)
+    top_ready = max((r["ready"] or 0 for r in loaded), default=0)
+    top_row = first(loaded, lambda r: (r["ready"] or 0) == top_ready)
     back_row = first(rows, lambda r: r["t"] > t1 and r["current"] == lo and r["ready"] == lo)
     cpu = [r["cpu"] for r in rows if r["cpu"] is not None and t0 <= r["t"] <= t1]
     return {
         "service": run["service"], "min": lo, "max": run["max"], "rate": run["rate"], "duration": run["duration"],
         "load_seconds": t1 - t0, "samples": len(rows), "k6_exit": run["k6_exit"],
-        "highest_desired": int(max((r["desired"] or 0 for r in rows), default=0)),
+        "warmup_env": run.get("warmup_env", ""),
+        "at_min_when_load_began": at_min,
+        "ready_when_load_began": None if start_row is None else int(start_row["ready"] or 0),
+        "highest_desired": int(max((r["desired"] or 0 for r in loaded), default=0)),
         "highest_ready": int(top_ready),
         "scaled_out": out_row is not None,
         "first_scale_out_s": None if out_row is None else out_row["t"] - t0,
@@ -69,6 +79,10 @@ def markdown(s, rows, t0):
         f"# {s['service']} under its HPA ({s['min']}..{s['max']} replicas), k6 at {s['rate']} it/s for {s['duration']}",
         "",
         "| | |", "|---|---|",
+        f"| when the load began | " + ("—" if s["ready_when_load_began"] is None else
+                                      f"{s['ready_when_load_began']} ready, "
+                                      + ("at the minimum" if s["at_min_when_load_began"] else "not at the minimum"))
+        + (f" (after a warm-up Job with {s['warmup_env']}, no HPA then) |" if s["warmup_env"] else " |"),
         f"| first scale-out (desired > {s['min']}) | {sec(s['first_scale_out_s'])} after the load began |",
         f"| highest ready replicas | {s['highest_ready']} (desired up to {s['highest_desired']}), at {sec(s['highest_ready_at_s'])} |",
         f"| back to {s['min']} replica(s) | " + (f"{sec(s['back_to_min_after_load_s'])} after the load ended |"
