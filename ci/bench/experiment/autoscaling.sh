@@ -16,8 +16,7 @@
 #   --env KEY=VALUE     k6 settings, repeatable; default (experiment) POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200
 #                       FRIENDS=2 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0: posts only, a setup that posts nothing
 #   --warmup-env KEY=VALUE  the warm-up Job's settings over --env's, repeatable; default (experiment)
-#                       PREFILL_POSTS=1 PREFILL_TIMEOUT_S=120: one post per participant in batches in its setup; for
-#                       other scenarios, no warm-up unless given
+#                       PREFILL_POSTS=1 PREFILL_TIMEOUT_S=120: one post per participant in batches in its setup
 #   --warmup-duration D the warm-up Job's load, at --rate after its setup, default 30s
 #   --no-warmup         the load meets the service as the upgrade started it
 #   --sample S          seconds between samples, default 5
@@ -56,7 +55,6 @@ done
 [ ${#K6_ENV[@]} -gt 0 ] || [ "$SCENARIO" != experiment ] \
   || K6_ENV=(POST_SHARE=1 INBOUND_SHARE=0 PARTICIPANTS=200 FRIENDS=2 PREFILL_POSTS=0 PREFILL_TIMEOUT_S=0)
 [ ${#WARMUP_ENV[@]} -gt 0 ] || [ "$SCENARIO" != experiment ] || WARMUP_ENV=(PREFILL_POSTS=1 PREFILL_TIMEOUT_S=120)
-[ ${#WARMUP_ENV[@]} -gt 0 ] || WARMUP=false
 [[ $RATE =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rate must be a number"
 [[ $SAMPLE =~ ^[1-9][0-9]*$ ]] && [[ $BACK_TIMEOUT =~ ^[0-9]+$ ]] || die "--sample and --back-timeout are seconds"
 for kv in "${K6_ENV[@]}" "${WARMUP_ENV[@]}"; do [[ $kv =~ ^[A-Z_][A-Z0-9_]*= ]] || die "--env '$kv' is not KEY=VALUE"; done
@@ -96,7 +94,7 @@ if $WARMUP; then
   mkdir -p "$OUT/warmup"
   load=("$DURATION" "${K6_ENV[@]}")
   DURATION=$WARMUP_DURATION K6_ENV+=("${WARMUP_ENV[@]}")
-  log "warm-up: k6 $SCENARIO with ${WARMUP_ENV[*]}, then $RATE it/s for $DURATION (job $JOB-warmup)"
+  log "warm-up: k6 $SCENARIO with ${WARMUP_ENV[*]:-the same settings}, then $RATE it/s for $DURATION (job $JOB-warmup)"
   mode_run "$JOB-warmup" "$OUT/warmup"
   log "warm-up over (k6 exit $RUN_EXIT): $(grep -o 'setup: .*' "$OUT/warmup/k6.log" | tail -n 1)"
   DURATION=${load[0]} K6_ENV=("${load[@]:1}")
@@ -151,7 +149,7 @@ kc get "$HPA" -o yaml > "$OUT/hpa.yaml"
 kc describe "$HPA" | sed -n '/^Events:/,$p' > "$OUT/hpa-events.txt"
 
 warmup_env=""
-if $WARMUP; then warmup_env="${WARMUP_ENV[*]}, then $RATE it/s for $WARMUP_DURATION"; fi
+if $WARMUP; then warmup_env="${WARMUP_ENV[*]:-the same settings}, then $RATE it/s for $WARMUP_DURATION"; fi
 jq -n --arg service "$SERVICE" --argjson min "$MIN" --argjson max "$MAX" --arg rate "$RATE" --arg duration "$DURATION" \
   --arg scenario "$SCENARIO" --arg env "${K6_ENV[*]}" --arg warmup "$warmup_env" --arg values "${VALUES_FILES[*]}" \
   --argjson k6_exit "$RUN_EXIT" \
