@@ -84,24 +84,27 @@ finish() { [ -z "$SAMPLER" ] || kill "$SAMPLER" 2>/dev/null || true; restore; }
 trap finish EXIT
 
 values=(); for f in "${VALUES_FILES[@]}"; do values+=(-f "$f"); done
+# upgrade [--set K=V ...]: the release with the run's values over its own, rolled out
+upgrade() {
+  log "helm upgrade $RELEASE with ${VALUES_FILES[*]} $*"
+  helm upgrade "$RELEASE" "$CHART" -n "$NAMESPACE" --reuse-values "${values[@]}" "$@" --wait --timeout 10m >&2 \
+    || die "helm upgrade failed"
+}
 JOB=$(echo "autoscaling-$SERVICE-$STAMP" | tr -c 'a-z0-9\n-' '-' | cut -c1-56)
+WARMUP_DESC=""   # what the warm-up Job did, for the log and run.json
 if $WARMUP; then
+  WARMUP_DESC="${WARMUP_ENV[*]:-the same settings}, then $RATE it/s for $WARMUP_DURATION"
   # the same values without the HPA: the pod the run measures, warmed by a Job whose CPU no HPA sees; the upgrade
   # after it only adds the HPA (the pod template is the same, so the pod stays)
-  log "warm-up: helm upgrade $RELEASE with ${VALUES_FILES[*]}, $SERVICE.autoscaling.hpa.enabled=false"
-  helm upgrade "$RELEASE" "$CHART" -n "$NAMESPACE" --reuse-values "${values[@]}" \
-    --set "$SERVICE.autoscaling.hpa.enabled=false" --wait --timeout 10m >&2 || die "helm upgrade failed"
+  upgrade --set "$SERVICE.autoscaling.hpa.enabled=false"
   mkdir -p "$OUT/warmup"
-  load=("$DURATION" "${K6_ENV[@]}")
-  DURATION=$WARMUP_DURATION K6_ENV+=("${WARMUP_ENV[@]}")
-  log "warm-up: k6 $SCENARIO with ${WARMUP_ENV[*]:-the same settings}, then $RATE it/s for $DURATION (job $JOB-warmup)"
-  mode_run "$JOB-warmup" "$OUT/warmup"
-  log "warm-up over (k6 exit $RUN_EXIT): $(grep -o 'setup: .*' "$OUT/warmup/k6.log" | tail -n 1)"
-  DURATION=${load[0]} K6_ENV=("${load[@]:1}")
+  log "warm-up: k6 $SCENARIO with $WARMUP_DESC (job $JOB-warmup)"
+  # in a subshell, so that the load's DURATION and K6_ENV stay as they are (its die ends the run, as errexit)
+  ( DURATION=$WARMUP_DURATION K6_ENV+=("${WARMUP_ENV[@]}")
+    mode_run "$JOB-warmup" "$OUT/warmup"
+    log "warm-up over (k6 exit $RUN_EXIT): $(grep -o 'setup: .*' "$OUT/warmup/k6.log" | tail -n 1)" )
 fi
-log "helm upgrade $RELEASE with ${VALUES_FILES[*]}"
-helm upgrade "$RELEASE" "$CHART" -n "$NAMESPACE" --reuse-values "${values[@]}" --wait --timeout 10m >&2 \
-  || die "helm upgrade failed"
+upgrade
 HPA=$(kc get hpa -l "app.kubernetes.io/instance=$RELEASE,app.kubernetes.io/name=$SERVICE" -o name | head -n 1)
 [ -n "$HPA" ] || die "no HorizontalPodAutoscaler of $SERVICE: do the values enable $SERVICE.autoscaling.hpa?"
 DEPLOY=deployment/$(kc get "$HPA" -o jsonpath='{.spec.scaleTargetRef.name}')
@@ -148,14 +151,12 @@ kill "$SAMPLER" 2>/dev/null || true; SAMPLER=""
 kc get "$HPA" -o yaml > "$OUT/hpa.yaml"
 kc describe "$HPA" | sed -n '/^Events:/,$p' > "$OUT/hpa-events.txt"
 
-warmup_env=""
-if $WARMUP; then warmup_env="${WARMUP_ENV[*]:-the same settings}, then $RATE it/s for $WARMUP_DURATION"; fi
 jq -n --arg service "$SERVICE" --argjson min "$MIN" --argjson max "$MAX" --arg rate "$RATE" --arg duration "$DURATION" \
-  --arg scenario "$SCENARIO" --arg env "${K6_ENV[*]}" --arg warmup "$warmup_env" --arg values "${VALUES_FILES[*]}" \
+  --arg scenario "$SCENARIO" --arg env "${K6_ENV[*]}" --arg warmup "$WARMUP_DESC" --arg values "${VALUES_FILES[*]}" \
   --argjson k6_exit "$RUN_EXIT" \
   --argjson start "$T_START" --argjson load_start "$RUN_T0" --argjson load_end "$RUN_T1" --argjson back "$back" \
   '{service: $service, min: $min, max: $max, scenario: $scenario, rate: $rate, duration: $duration, k6_env: $env,
-    warmup_env: $warmup, values: $values, k6_exit: $k6_exit, start: $start, load_start: $load_start,
+    warmup: $warmup, values: $values, k6_exit: $k6_exit, start: $start, load_start: $load_start,
     load_end: $load_end, back_to_min: $back}' > "$OUT/run.json"
 python=$(bash ci/bench/experiment/pyenv.sh) || die "no Python with matplotlib for the chart"
 "$python" ci/bench/experiment/autoscaling_report.py "$OUT"

@@ -46,7 +46,7 @@ def summarise(run, rows):
     return {
         "service": run["service"], "min": lo, "max": run["max"], "rate": run["rate"], "duration": run["duration"],
         "load_seconds": t1 - t0, "samples": len(rows), "k6_exit": run["k6_exit"],
-        "warmup_env": run.get("warmup_env", ""),
+        "warmup": run.get("warmup", ""),
         "at_min_when_load_began": at_min,
         "ready_when_load_began": None if start_row is None else int(start_row["ready"] or 0),
         "highest_desired": int(max((r["desired"] or 0 for r in loaded), default=0)),
@@ -82,7 +82,7 @@ def markdown(s, rows, t0):
         f"| when the load began | " + ("—" if s["ready_when_load_began"] is None else
                                       f"{s['ready_when_load_began']} ready, "
                                       + ("at the minimum" if s["at_min_when_load_began"] else "not at the minimum"))
-        + (f" (after a warm-up Job with {s['warmup_env']}, no HPA then) |" if s["warmup_env"] else " |"),
+        + (f" (after a warm-up Job with {s['warmup']}, no HPA then) |" if s["warmup"] else " |"),
         f"| first scale-out (desired > {s['min']}) | {sec(s['first_scale_out_s'])} after the load began |",
         f"| highest ready replicas | {s['highest_ready']} (desired up to {s['highest_desired']}), at {sec(s['highest_ready_at_s'])} |",
         f"| back to {s['min']} replica(s) | " + (f"{sec(s['back_to_min_after_load_s'])} after the load ended |"
