@@ -120,6 +120,20 @@ public final class FriendsRepository {
     public String toString() {
       return from + "-" + to + " (inserted_by " + request + ")";
     }
+
+    /** As the cancellation backlog keeps it: {@code from:to:request}. */
+    String encode() {
+      return from + ":" + to + ":" + request;
+    }
+
+    /** What {@link #encode} wrote; IllegalArgumentException on anything else. */
+    static Befriending decode(String text) {
+      String[] parts = text.split(":", -1);
+      if (parts.length != 3) {
+        throw new IllegalArgumentException("not from:to:request: " + text);
+      }
+      return new Befriending(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]));
+    }
   }
 
   /** A befriend answered as failed without knowing whether its rows were stored. */

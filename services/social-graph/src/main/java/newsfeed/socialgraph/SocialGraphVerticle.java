@@ -69,9 +69,10 @@ public final class SocialGraphVerticle extends VerticleBase {
     participantCancellations = new Cancellations<>(vertx, "participant", participantRows::cancel, id -> {
       cache.forgetParticipant(id);
       cache.invalidateFriends(id);   // its empty friend list
-    }, registry);
+    }, new CancellationBacklog<>(redis, "participant", String::valueOf, Long::valueOf), registry);
     friendshipCancellations = new Cancellations<>(vertx, "friendship", friendRows::cancel,
-        write -> cache.invalidateFriends(write.from(), write.to()), registry);
+        write -> cache.invalidateFriends(write.from(), write.to()),
+        new CancellationBacklog<>(redis, "friendship", Befriending::encode, Befriending::decode), registry);
     SocialGraph graph =
         new SocialGraph(participantRows, friendRows, cache, participantCancellations, friendshipCancellations);
     keyPurge = vertx.setPeriodic(KEY_PURGE_EVERY_MS, t -> participantRows.purgeKeys()
@@ -104,8 +105,10 @@ public final class SocialGraphVerticle extends VerticleBase {
     return HttpBootstrap.drain(server, config.shutdownGrace())
         .transform(ar -> {
           vertx.cancelTimer(keyPurge);
-          participantCancellations.close();
-          friendshipCancellations.close();
+          // handed over through Redis, so Redis closes after them
+          return Future.join(participantCancellations.close(), friendshipCancellations.close());
+        })
+        .transform(ar -> {
           cache.close();
           return redis.close();
         })

@@ -4,7 +4,10 @@ import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.redis.client.Command;
+import io.vertx.redis.client.Request;
 import io.vertx.sqlclient.Row;
+import newsfeed.common.redis.RedisStore;
 import newsfeed.common.testing.StackEnv;
 import newsfeed.common.testing.TcpRelay;
 import org.junit.jupiter.api.AfterAll;
@@ -70,10 +73,13 @@ class LostAnswersIT {
     withRelay(Map.of(), (relay, service) -> {
       String name = "unresolved " + UUID.randomUUID();
       long id = unresolvedCreate(relay, service, name);
+      // in Redis too, leased to this instance past its 5 minutes of tries: another takes it should this one die
+      eventually(() -> backlogDue("participant", Long.toString(id)), due -> due > System.currentTimeMillis() + 300_000);
       relay.cut();   // PostgreSQL answers again
       eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
       assertEquals(404, service.get("/participant/" + id).statusCode());
       assertEquals(1, service.metric(cancellations("participant", "cancelled")));
+      eventually(() -> backlogDue("participant", Long.toString(id)), due -> due == 0);
     });
   }
 
@@ -120,6 +126,27 @@ class LostAnswersIT {
       HttpResponse<Buffer> retry = service.createWithKey(key, name);
       assertEquals(200, retry.statusCode(), retry.bodyAsString());
       assertEquals(1, stores.count("SELECT count(*) FROM participant WHERE name = $1", name), "one participant");
+    });
+  }
+
+  @Test
+  void aCreateLeftUnresolvedWhenItsInstanceStopsIsDeletedByAnother() throws Exception {
+    withRelay(Map.of(), (relay, service) -> {
+      String name = "unresolved, its instance stopped " + UUID.randomUUID();
+      long id = unresolvedCreate(relay, service, name);
+      eventually(() -> backlogDue("participant", Long.toString(id)), due -> due > 0);
+      service.undeploy();   // PostgreSQL's answers still held: the cancellation waits, and is handed back
+      assertEquals(1, service.registered(handedOver("participant")));
+      assertEquals(0, service.registered(cancellations("participant", "abandoned")));
+      assertTrue(backlogDue("participant", Long.toString(id)) <= System.currentTimeMillis(), "due at once");
+      relay.cut();
+      RunningService other = RunningService.deploy(vertx);   // takes it within 5 s (as any instance may)
+      try {
+        eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
+        assertEquals(404, other.get("/participant/" + id).statusCode());
+      } finally {
+        other.undeploy();
+      }
     });
   }
 
@@ -216,6 +243,26 @@ class LostAnswersIT {
     });
   }
 
+  @Test
+  void aBefriendLeftUnresolvedWhenItsInstanceStopsIsDeletedByAnother() throws Exception {
+    withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"), (relay, service) -> {
+      long a = service.createParticipant("unresolved befriend, its instance stopped a");
+      long b = service.createParticipant("unresolved befriend, its instance stopped b");
+      relay.holdAnswersFrom(bigint(Math.max(a, b)));
+      unresolvedBefriend(service, a, b);
+      service.undeploy();   // whether Redis had it already or not, it is handed back
+      assertEquals(1, service.registered(handedOver("friendship")));
+      relay.cut();
+      RunningService other = RunningService.deploy(vertx);
+      try {
+        eventually(() -> friendships(a, b), n -> n == 0);
+        eventually(() -> other.get("/participant/" + a + "/friends").bodyAsJsonArray().size(), n -> n == 0);
+      } finally {
+        other.undeploy();
+      }
+    });
+  }
+
   // a befriend stored by PostgreSQL, whose answers are held (its check's too) until the 503
   private static void unresolvedBefriend(RunningService service, long a, long b) throws Exception {
     HttpResponse<Buffer> resp = async(() -> service.befriend(a, b)).get(30, TimeUnit.SECONDS);
@@ -289,6 +336,17 @@ class LostAnswersIT {
   private static String cancellations(String subject, String outcome) {
     return "newsfeed_socialgraph_cancellations_total{outcome=\"" + outcome + "\",service=\"social-graph\",subject=\""
         + subject + "\"}";
+  }
+
+  private static String handedOver(String subject) {
+    return "newsfeed_socialgraph_cancellations_handed_over_total{service=\"social-graph\",subject=\"" + subject + "\"}";
+  }
+
+  // when a cancellation in Redis is due (epoch ms), 0 when it is not there
+  private static long backlogDue(String subject, String member) {
+    String score = RedisStore.string(stores.redis.send(Request.cmd(Command.ZSCORE)
+        .arg(GraphCache.PREFIX + "cancellations:" + subject).arg(member)).await());
+    return score == null ? 0 : (long) Double.parseDouble(score);
   }
 
   private static long friendships(long a, long b) {

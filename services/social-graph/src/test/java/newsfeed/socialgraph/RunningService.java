@@ -23,6 +23,7 @@ final class RunningService {
   private final Vertx vertx;
   private final WebClient http;
   private final String deploymentId;
+  private boolean undeployed;
 
   private RunningService(Vertx vertx, Map<String, String> overrides) throws Exception {
     this.vertx = vertx;
@@ -49,7 +50,12 @@ final class RunningService {
     return deploy(vertx, Map.of());
   }
 
+  /** Stops the service as its Main does (the verticle's stop); a second call does nothing. */
   void undeploy() {
+    if (undeployed) {
+      return;
+    }
+    undeployed = true;
     vertx.undeploy(deploymentId).await();
     http.close();
   }
@@ -113,7 +119,16 @@ final class RunningService {
 
   /** The value of one Prometheus sample line starting with {@code series}, or 0 when it is not there. */
   double metric(String series) {
-    for (String line : get("/metrics").bodyAsString().split("\n")) {
+    return sample(get("/metrics").bodyAsString(), series);
+  }
+
+  /** {@link #metric}, read from the registry: also once the service stopped. */
+  double registered(String series) {
+    return sample(registry.scrape(), series);
+  }
+
+  private static double sample(String exposition, String series) {
+    for (String line : exposition.split("\n")) {
       if (line.startsWith(series + " ")) {
         return Double.parseDouble(line.substring(series.length() + 1).trim());
       }
