@@ -244,6 +244,24 @@ class LostAnswersIT {
   }
 
   @Test
+  void aCreateLeftUnresolvedByAnInstanceThatDiedIsDeletedOnceItsLeaseRanOut() throws Exception {
+    // what a killed instance leaves: the participant stored, never answered, its cancellation leased in Redis
+    String name = "unresolved, its instance killed " + UUID.randomUUID();
+    long id = stores.rows("INSERT INTO participant (name) VALUES ($1) RETURNING id", name).get(0).getLong("id");
+    String key = GraphCache.PREFIX + "cancellations:participant";
+    stores.redis.send(Request.cmd(Command.ZADD).arg(key).arg(System.currentTimeMillis() - 1).arg(id)
+        .arg(System.currentTimeMillis() - 1).arg("not a participant id " + id)).await();
+    RunningService other = RunningService.deploy(vertx);   // takes it within 5 s (as any instance may)
+    try {
+      eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
+      eventually(() -> backlogDue("participant", Long.toString(id)), due -> due == 0);
+      assertEquals(0, backlogDue("participant", "not a participant id " + id), "what no instance wrote is removed");
+    } finally {
+      other.undeploy();
+    }
+  }
+
+  @Test
   void aBefriendLeftUnresolvedWhenItsInstanceStopsIsDeletedByAnother() throws Exception {
     withRelay(Map.of("SOCIAL_GRAPH_MAX_FRIENDS", "0"), (relay, service) -> {
       long a = service.createParticipant("unresolved befriend, its instance stopped a");
