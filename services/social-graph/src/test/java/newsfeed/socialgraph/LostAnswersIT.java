@@ -140,13 +140,10 @@ class LostAnswersIT {
       assertEquals(0, service.registered(cancellations("participant", "abandoned")));
       assertTrue(backlogDue("participant", Long.toString(id)) <= System.currentTimeMillis(), "due at once");
       relay.cut();
-      RunningService other = RunningService.deploy(vertx);   // takes it within 5 s (as any instance may)
-      try {
+      withAnotherInstance(other -> {
         eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
         assertEquals(404, other.get("/participant/" + id).statusCode());
-      } finally {
-        other.undeploy();
-      }
+      });
     });
   }
 
@@ -251,14 +248,11 @@ class LostAnswersIT {
     String key = GraphCache.PREFIX + "cancellations:participant";
     stores.redis.send(Request.cmd(Command.ZADD).arg(key).arg(System.currentTimeMillis() - 1).arg(id)
         .arg(System.currentTimeMillis() - 1).arg("not a participant id " + id)).await();
-    RunningService other = RunningService.deploy(vertx);   // takes it within 5 s (as any instance may)
-    try {
+    withAnotherInstance(other -> {
       eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
       eventually(() -> backlogDue("participant", Long.toString(id)), due -> due == 0);
       assertEquals(0, backlogDue("participant", "not a participant id " + id), "what no instance wrote is removed");
-    } finally {
-      other.undeploy();
-    }
+    });
   }
 
   @Test
@@ -271,13 +265,10 @@ class LostAnswersIT {
       service.undeploy();   // whether Redis had it already or not, it is handed back
       assertEquals(1, service.registered(handedOver("friendship")));
       relay.cut();
-      RunningService other = RunningService.deploy(vertx);
-      try {
+      withAnotherInstance(other -> {
         eventually(() -> friendships(a, b), n -> n == 0);
         eventually(() -> other.get("/participant/" + a + "/friends").bodyAsJsonArray().size(), n -> n == 0);
-      } finally {
-        other.undeploy();
-      }
+      });
     });
   }
 
@@ -335,6 +326,20 @@ class LostAnswersIT {
     } finally {
       service.undeploy();
       relay.stop();
+    }
+  }
+
+  private interface InstanceTest {
+    void run(RunningService other) throws Exception;
+  }
+
+  // another instance, started now: it takes the cancellations due in Redis within 5 s, as any instance may
+  private static void withAnotherInstance(InstanceTest test) throws Exception {
+    RunningService other = RunningService.deploy(vertx);
+    try {
+      test.run(other);
+    } finally {
+      other.undeploy();
     }
   }
 
