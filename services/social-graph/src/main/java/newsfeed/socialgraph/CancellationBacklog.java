@@ -35,9 +35,14 @@ final class CancellationBacklog<W> {
   /** {@code decode} reads what {@code encode} wrote, and throws on anything else. */
   CancellationBacklog(RedisStore redis, String subject, Function<W, String> encode, Function<String, W> decode) {
     this.redis = redis;
-    this.key = GraphCache.PREFIX + "cancellations:" + subject;
+    this.key = key(subject);
     this.encode = encode;
     this.decode = decode;
+  }
+
+  /** The sorted set of a subject's cancellations. */
+  static String key(String subject) {
+    return GraphCache.PREFIX + "cancellations:" + subject;
   }
 
   /**
@@ -56,8 +61,10 @@ final class CancellationBacklog<W> {
         }
       }
       boolean room = found.get(0).toLong() + absent.size() <= MAX;
-      // no room: only the ones there already are moved
-      Request add = room ? Request.cmd(Command.ZADD).arg(key) : Request.cmd(Command.ZADD).arg(key).arg("XX");
+      Request add = Request.cmd(Command.ZADD).arg(key);
+      if (!room) {
+        add.arg("XX");   // only the ones there already are moved
+      }
       members.forEach(member -> add.arg(dueAt).arg(member));
       return redis.send("cancellations_add", add).map(added -> room ? List.<W>of() : absent);
     });

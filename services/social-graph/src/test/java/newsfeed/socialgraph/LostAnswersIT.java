@@ -245,9 +245,9 @@ class LostAnswersIT {
     // what a killed instance leaves: the participant stored, never answered, its cancellation leased in Redis
     String name = "unresolved, its instance killed " + UUID.randomUUID();
     long id = stores.rows("INSERT INTO participant (name) VALUES ($1) RETURNING id", name).get(0).getLong("id");
-    String key = GraphCache.PREFIX + "cancellations:participant";
-    stores.redis.send(Request.cmd(Command.ZADD).arg(key).arg(System.currentTimeMillis() - 1).arg(id)
-        .arg(System.currentTimeMillis() - 1).arg("not a participant id " + id)).await();
+    long leaseEnded = System.currentTimeMillis() - 1;
+    stores.redis.send(Request.cmd(Command.ZADD).arg(CancellationBacklog.key("participant"))
+        .arg(leaseEnded).arg(id).arg(leaseEnded).arg("not a participant id " + id)).await();
     withAnotherInstance(other -> {
       eventually(() -> stores.count("SELECT count(*) FROM participant WHERE id = $1", id), n -> n == 0);
       eventually(() -> backlogDue("participant", Long.toString(id)), due -> due == 0);
@@ -368,7 +368,7 @@ class LostAnswersIT {
   // when a cancellation in Redis is due (epoch ms), 0 when it is not there
   private static long backlogDue(String subject, String member) {
     String score = RedisStore.string(stores.redis.send(Request.cmd(Command.ZSCORE)
-        .arg(GraphCache.PREFIX + "cancellations:" + subject).arg(member)).await());
+        .arg(CancellationBacklog.key(subject)).arg(member)).await());
     return score == null ? 0 : (long) Double.parseDouble(score);
   }
 
